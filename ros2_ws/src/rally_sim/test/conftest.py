@@ -1,0 +1,12 @@
+"""Test-wide set-up: keep DDS on loopback and ROS logs out of the home folder."""
+
+import os
+import random
+import tempfile
+
+# Every ROS process of the tests (this one and the ones it starts, which
+# inherit the environment) discovers peers on localhost only, on a domain of
+# its own unless the caller chose one, and logs into a temporary folder.
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
+os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='rally_sim_ros_log_'))

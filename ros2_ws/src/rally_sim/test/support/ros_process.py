@@ -1,0 +1,59 @@
+"""Start and stop ROS processes for tests, and wait on ROS events."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Callable, Iterable
+
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+
+def start_python(script: str, *args: str) -> subprocess.Popen:
+    """Start a Python script in its own process with this process's environment."""
+    return subprocess.Popen(
+        [sys.executable, script, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ))
+
+
+def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:
+    """
+    Stop a process cleanly (SIGINT, then wait) and return its output.
+
+    A clean stop lets Fast DDS release its shared-memory segments.
+    """
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    output, _ = process.communicate()
+    return output or ''
+
+
+def spin_until(node: Node, done: Callable[[], bool], timeout_s: float = 15.0,
+               processes: Iterable[subprocess.Popen] = ()) -> bool:
+    """
+    Spin `node` (in its own context) until `done()` or the timeout.
+
+    Fails early, with the process's output, if one of `processes` exits
+    while we wait.
+    """
+    deadline = time.monotonic() + timeout_s
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        while not done() and time.monotonic() < deadline:
+            for process in processes:
+                if process.poll() is not None:
+                    raise RuntimeError(
+                        f'process exited with {process.returncode}: {stop(process)}')
+            executor.spin_once(timeout_sec=0.05)
+    finally:
+        executor.remove_node(node)
+    return done()
