@@ -1,0 +1,201 @@
+"""
+Vehicle files: YAML, validated on load against one declared schema.
+
+Every key is declared once below with its type, allowed range and meaning.
+An unknown key, a missing key, a wrong type, a non-finite or out-of-range
+value is a ConfigError that names the key and what is allowed.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
+
+import numpy as np
+import yaml
+
+from .integrators import INTEGRATORS
+from .model import ModelParams
+from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
+
+SLIP_MODELS = {'document': SLIP_DOCUMENT, 'regularized': SLIP_REGULARIZED}
+
+
+class ConfigError(ValueError):
+    """A vehicle file or override that cannot be used; the message names the key."""
+
+
+class Field(NamedTuple):
+    """One key of the vehicle file: type, range or choices, and meaning."""
+
+    kind: type
+    low: Optional[float]
+    high: Optional[float]
+    description: str
+    choices: Tuple[str, ...] = ()
+
+
+def _tyre_fields(axle: str) -> Dict[str, Field]:
+    return {
+        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient'),
+        f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B'),
+        f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C'),
+        f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D'),
+    }
+
+
+FIELDS: Dict[str, Field] = {
+    'name': Field(str, None, None, 'vehicle name'),
+    'mass_kg': Field(float, 1.0, 100000.0, 'total mass [kg]'),
+    'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]'),
+    'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]'),
+    'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
+    'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
+    'cg_to_rear_axle_m': Field(float, 0.01, 10.0, 'CG to rear axle L_r [m]'),
+    'half_track_m': Field(float, 0.05, 5.0, 'half the track width c [m]'),
+    'cg_height_m': Field(float, 0.0, 5.0, 'CG height above ground h [m]'),
+    'gravity_m_s2': Field(float, 0.1, 100.0, 'gravitational acceleration g [m/s^2]'),
+    **_tyre_fields('front'),
+    **_tyre_fields('rear'),
+    'resistance.drag_coefficient_kg_m': Field(
+        float, 0.0, 100.0, 'aerodynamic drag C_drag = 0.5 Cd A rho [kg/m]'),
+    'resistance.rolling_resistance_n_s_m': Field(
+        float, 0.0, 10000.0, 'rolling resistance C_rr, force per speed [N s/m]'),
+    'steering.max_angle_rad': Field(float, 0.0, 1.0, 'largest bicycle steer angle [rad]'),
+    'steering.max_rate_rad_s': Field(float, 0.0, 100.0, 'steer rate limit [rad/s], 0: none'),
+    'steering.time_constant_s': Field(float, 0.0, 5.0, 'steering first-order lag [s], 0: none'),
+    'steering.ackermann': Field(float, 0.0, 1.0, '0: parallel front wheels, 1: full Ackermann'),
+    'drive.max_torque_front_n_m': Field(
+        float, 0.0, 100000.0, 'largest drive torque magnitude at a front wheel [N m]'),
+    'drive.max_torque_rear_n_m': Field(
+        float, 0.0, 100000.0, 'largest drive torque magnitude at a rear wheel [N m]'),
+    'brakes.max_torque_front_n_m': Field(
+        float, 0.0, 100000.0, 'largest brake torque at a front wheel [N m]'),
+    'brakes.max_torque_rear_n_m': Field(
+        float, 0.0, 100000.0, 'largest brake torque at a rear wheel [N m]'),
+    'brakes.handbrake_torque_n_m': Field(
+        float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m]'),
+    'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]'),
+    'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS)),
+    'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS)),
+    'low_speed_m_s': Field(
+        float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s]'),
+}
+
+
+def _flatten(tree: Mapping, prefix: str = '') -> Dict[str, Any]:
+    flat = {}
+    for key, value in tree.items():
+        dotted = f'{prefix}{key}'
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, dotted + '.'))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def check_value(key: str, value: Any) -> Any:
+    """Return `value` converted for `key`, or raise ConfigError naming both."""
+    if key not in FIELDS:
+        raise ConfigError(f"unknown key '{key}'; known keys: {', '.join(FIELDS)}")
+    spec = FIELDS[key]
+    if spec.kind is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"key '{key}' must be a string ({spec.description})")
+        if spec.choices and value not in spec.choices:
+            raise ConfigError(f"key '{key}' = {value!r} must be one of {list(spec.choices)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"key '{key}' = {value!r} must be a number: {spec.description}")
+    value = float(value)
+    if not math.isfinite(value) or not spec.low <= value <= spec.high:
+        raise ConfigError(
+            f"key '{key}' = {value!r} is out of range [{spec.low:g}, {spec.high:g}]: "
+            f'{spec.description}')
+    return value
+
+
+@dataclass(frozen=True)
+class VehicleConfig:
+    """A validated vehicle: every key of FIELDS, by dotted name."""
+
+    values: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        """Return the value of a dotted key."""
+        return self.values[key]
+
+    def per_wheel(self, front_key: str, rear_key: str) -> np.ndarray:
+        """Return [fl, fr, rl, rr] from a front and a rear key."""
+        front, rear = self.values[front_key], self.values[rear_key]
+        return np.array([front, front, rear, rear], dtype=float)
+
+    def tyre(self, name: str) -> np.ndarray:
+        """Return the per-wheel array of a tyre parameter (mu, B, C or D)."""
+        return self.per_wheel(f'tyres.front.{name}', f'tyres.rear.{name}')
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> 'VehicleConfig':
+        """Return a copy with some keys replaced (validated)."""
+        values = dict(self.values)
+        for key, value in overrides.items():
+            values[key] = check_value(key, value)
+        return VehicleConfig(values)
+
+    def model_params(self) -> ModelParams:
+        """Return the numeric parameters of the physics kernel."""
+        v = self.values
+        return ModelParams(
+            mass_kg=v['mass_kg'], yaw_inertia_kg_m2=v['yaw_inertia_kg_m2'],
+            wheel_inertia_kg_m2=v['wheel_inertia_kg_m2'], wheel_radius_m=v['wheel_radius_m'],
+            cg_to_front_m=v['cg_to_front_axle_m'], cg_to_rear_m=v['cg_to_rear_axle_m'],
+            half_track_m=v['half_track_m'], cg_height_m=v['cg_height_m'],
+            gravity_m_s2=v['gravity_m_s2'],
+            pacejka_b=self.tyre('B'), pacejka_c=self.tyre('C'), pacejka_d=self.tyre('D'),
+            drag_kg_m=v['resistance.drag_coefficient_kg_m'],
+            rolling_resistance_n_s_m=v['resistance.rolling_resistance_n_s_m'],
+            ackermann=v['steering.ackermann'],
+            slip_model=SLIP_MODELS[v['slip_model']],
+            low_speed_m_s=v['low_speed_m_s'],
+            steer_rate_rad_s=v['steering.max_rate_rad_s'],
+            steer_time_constant_s=v['steering.time_constant_s'])
+
+
+def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
+    """Validate a parsed vehicle tree (nested mappings) into a VehicleConfig."""
+    if not isinstance(tree, Mapping):
+        raise ConfigError(f'{source}: the file must hold a mapping of keys to values')
+    flat = _flatten(tree)
+    try:
+        values = {key: check_value(key, value) for key, value in flat.items()}
+    except ConfigError as error:
+        raise ConfigError(f'{source}: {error}') from None
+    missing = [key for key in FIELDS if key not in values]
+    if missing:
+        raise ConfigError(f"{source}: missing key(s) {', '.join(missing)}")
+    return VehicleConfig(values)
+
+
+def load_vehicle(path: str, overrides: Iterable[str] = ()) -> VehicleConfig:
+    """Load and validate a vehicle file, then apply `key=value` overrides."""
+    try:
+        with open(path, encoding='utf-8') as stream:
+            tree = yaml.safe_load(stream)
+    except OSError as error:
+        raise ConfigError(f'cannot read vehicle file {path}: {error.strerror}') from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f'vehicle file {path} is not valid YAML: {error}') from None
+    config = from_mapping(tree, source=path)
+    return config.with_overrides(parse_overrides(overrides))
+
+
+def parse_overrides(items: Iterable[str]) -> Dict[str, Any]:
+    """Parse `key=value` strings (values in YAML syntax) into a dict."""
+    parsed = {}
+    for item in items:
+        key, sep, text = item.partition('=')
+        if not sep or not key:
+            raise ConfigError(f"override {item!r} must have the form key=value")
+        try:
+            parsed[key.strip()] = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ConfigError(f'override {item!r}: value is not valid YAML') from None
+    return parsed

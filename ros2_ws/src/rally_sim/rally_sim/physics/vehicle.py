@@ -1,0 +1,207 @@
+"""
+A simulated car: validated commands in, state and per-wheel tyre state out.
+
+This is the stateful, plain-Python face of the physics: it checks and clamps
+commands, applies actuator limits, looks up the friction under each wheel,
+runs the kernel on a copy of the state, and commits the result only if it is
+finite, so no input can corrupt the simulation.
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import List, Sequence
+
+import numpy as np
+
+from .config import VehicleConfig
+from .integrators import INTEGRATORS, step as kernel_step
+from .model import (
+    derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE,
+    STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+from .surfaces import UniformSurface
+from .. import WHEELS
+
+
+class CommandError(ValueError):
+    """A command that cannot be used (non-finite or malformed); nothing was changed."""
+
+
+@dataclass
+class Command:
+    """What the driver asks for, held until the next command."""
+
+    steer_rad: float = 0.0
+    steer_rate_rad_s: float = 0.0
+    drive_torque_n_m: Sequence[float] = (0.0, 0.0, 0.0, 0.0)
+    brake_torque_n_m: Sequence[float] = (0.0, 0.0, 0.0, 0.0)
+    handbrake: float = 0.0
+
+
+@dataclass
+class WheelState:
+    """Per-wheel tyre state, arrays in wheel order fl, fr, rl, rr."""
+
+    slip_ratio: np.ndarray
+    slip_angle_rad: np.ndarray
+    normal_load_n: np.ndarray
+    force_x_n: np.ndarray
+    force_y_n: np.ndarray
+    omega_rad_s: np.ndarray
+    steer_rad: np.ndarray
+    friction: np.ndarray
+    names: Sequence[str] = field(default=WHEELS)
+
+
+def _checked(name: str, values, size: int) -> np.ndarray:
+    array = np.asarray(values, dtype=float).reshape(-1)
+    if array.size != size:
+        raise CommandError(f'{name} must have {size} values (wheel order fl, fr, rl, rr), '
+                           f'got {array.size}')
+    for i, value in enumerate(array):
+        if not math.isfinite(value):
+            label = name if size == 1 else f'{name}[{WHEELS[i]}]'
+            raise CommandError(f'{label} = {value} is not finite; command rejected')
+    return array
+
+
+class Vehicle:
+    """One car on a surface, advanced in fixed steps by `step(dt)`."""
+
+    def __init__(self, config: VehicleConfig, surface=None):
+        """Build the car at rest at the origin."""
+        self.config = config
+        self.params = config.model_params()
+        self.surface = surface or UniformSurface()
+        self.method = INTEGRATORS[config['integrator']]
+        self.tyre_mu = config.tyre('mu')
+        self.drive_limit = config.per_wheel('drive.max_torque_front_n_m',
+                                            'drive.max_torque_rear_n_m')
+        self.brake_limit = config.per_wheel('brakes.max_torque_front_n_m',
+                                            'brakes.max_torque_rear_n_m')
+        self.handbrake_torque = np.array(
+            [0.0, 0.0, 1.0, 1.0]) * config['brakes.handbrake_torque_n_m']
+        self.state = np.zeros(STATE_SIZE)
+        self.diag = np.zeros((DIAG_SIZE, 4))
+        self.friction = self.tyre_mu.copy()
+        self.time_s = 0.0
+        self.step_count = 0
+        self._steer = 0.0
+        self._steer_rate = 0.0
+        self._drive = np.zeros(4)
+        self._brake = np.zeros(4)
+        self.reset()
+
+    # ---- state -------------------------------------------------------------
+
+    def reset(self, x: float = 0.0, y: float = 0.0, yaw: float = 0.0, vx: float = 0.0,
+              vy: float = 0.0, yaw_rate: float = 0.0) -> None:
+        """Place the car, wheels free rolling, commands zeroed, time at 0."""
+        values = _checked('initial state', [x, y, yaw, vx, vy, yaw_rate], 6)
+        self.state[:] = 0.0
+        self.state[[X, Y, YAW, VX, VY, YAW_RATE]] = values
+        self.state[OMEGA:OMEGA + 4] = self.free_rolling_omega(vx, yaw_rate)
+        self.time_s = 0.0
+        self.step_count = 0
+        self.set_command(Command())
+        self._update_diag()
+
+    def free_rolling_omega(self, vx: float, yaw_rate: float = 0.0) -> np.ndarray:
+        """Wheel spin rates that roll without slip at body speed vx (straight or turning)."""
+        c = self.params.half_track_m
+        wheel_vx = vx - yaw_rate * np.array([c, -c, c, -c])
+        return wheel_vx / self.params.wheel_radius_m
+
+    def teleport(self, x: float, y: float, yaw: float) -> None:
+        """Move the car to a new pose, keeping its velocities."""
+        values = _checked('pose', [x, y, yaw], 3)
+        self.state[[X, Y, YAW]] = values
+
+    # ---- commands ----------------------------------------------------------
+
+    def set_command(self, command: Command) -> List[str]:
+        """
+        Take a command; return messages for each value clamped to a limit.
+
+        Raises CommandError, changing nothing, if any value is non-finite or
+        an array has the wrong length.
+        """
+        steer = _checked('steer_rad', [command.steer_rad], 1)[0]
+        rate = _checked('steer_rate_rad_s', [command.steer_rate_rad_s], 1)[0]
+        drive = _checked('drive_torque_n_m', command.drive_torque_n_m, 4)
+        brake = _checked('brake_torque_n_m', command.brake_torque_n_m, 4)
+        handbrake = _checked('handbrake', [command.handbrake], 1)[0]
+        notes: List[str] = []
+        steer = _clamp(notes, 'steer_rad', steer, self.config['steering.max_angle_rad'])
+        rate = abs(rate)
+        handbrake = _clamp(notes, 'handbrake', handbrake, 1.0, low=0.0)
+        drive = np.array([_clamp(notes, f'drive_torque_n_m[{w}]', drive[i],
+                                 self.drive_limit[i]) for i, w in enumerate(WHEELS)])
+        brake = np.array([_clamp(notes, f'brake_torque_n_m[{w}]', brake[i],
+                                 self.brake_limit[i], low=0.0) for i, w in enumerate(WHEELS)])
+        self._steer, self._steer_rate, self._drive = steer, rate, drive
+        self._brake = brake + handbrake * self.handbrake_torque
+        return notes
+
+    # ---- stepping ----------------------------------------------------------
+
+    def substeps_for(self, dt: float) -> int:
+        """Return the number of equal sub-steps of at most config dt that make dt."""
+        return max(1, math.ceil(dt / self.config['dt'] - 1e-9))
+
+    def step(self, dt: float) -> None:
+        """Advance by dt [s] with the held command; the state stays finite."""
+        if not math.isfinite(dt) or dt <= 0.0:
+            raise ValueError(f'step dt = {dt!r} must be a positive finite number of seconds')
+        self.friction = self.tyre_mu * self.surface.grip_at(*self.wheel_positions())
+        state = self.state.copy()
+        diag = np.empty_like(self.diag)
+        kernel_step(state, self._steer, self._steer_rate, self._drive, self._brake,
+                    self.friction, dt, self.substeps_for(dt), self.method, self.params, diag)
+        if not (np.all(np.isfinite(state)) and np.all(np.isfinite(diag))):
+            raise FloatingPointError(
+                f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
+                'the step was discarded (try a smaller dt or the implicit_euler integrator)')
+        self.state, self.diag = state, diag
+        self.step_count += 1
+        self.time_s += dt
+
+    # ---- outputs -----------------------------------------------------------
+
+    def wheel_positions(self):
+        """Return the wheels' contact points (xs, ys) in the odom frame."""
+        p = self.params
+        px = np.array([p.cg_to_front_m, p.cg_to_front_m, -p.cg_to_rear_m, -p.cg_to_rear_m])
+        py = np.array([p.half_track_m, -p.half_track_m] * 2)
+        c, s = math.cos(self.state[YAW]), math.sin(self.state[YAW])
+        return self.state[X] + c * px - s * py, self.state[Y] + s * px + c * py
+
+    def wheels(self) -> WheelState:
+        """Return the tyre state of the last step."""
+        d = self.diag
+        return WheelState(
+            slip_ratio=d[SLIP_RATIO].copy(), slip_angle_rad=d[SLIP_ANGLE].copy(),
+            normal_load_n=d[NORMAL_LOAD].copy(), force_x_n=d[FORCE_X].copy(),
+            force_y_n=d[FORCE_Y].copy(), omega_rad_s=self.state[OMEGA:OMEGA + 4].copy(),
+            steer_rad=d[STEER_ANGLE].copy(), friction=self.friction.copy())
+
+    @property
+    def steer_rad(self) -> float:
+        """Actual bicycle-equivalent steer angle after the actuator [rad]."""
+        return float(self.state[STEER])
+
+    def _update_diag(self) -> None:
+        derivatives(self.state[VX:VX + 7].copy(), self.state[STEER], self._drive,
+                    self.friction, self.params, self.diag)
+
+    def speed_m_s(self) -> float:
+        """Return the magnitude of the CG velocity."""
+        return math.hypot(self.state[VX], self.state[VY])
+
+
+def _clamp(notes: List[str], name: str, value: float, high: float, low: float = None) -> float:
+    """Clamp value to [low, high] (low defaults to -high), noting any change."""
+    low = -high if low is None else low
+    clamped = min(max(value, low), high)
+    if clamped != value:
+        notes.append(f'{name} = {value:g} clamped to {clamped:g} (limit [{low:g}, {high:g}])')
+    return clamped
