@@ -193,7 +193,7 @@ def parse_overrides(items: Iterable[str]) -> Dict[str, Any]:
     for item in items:
         key, sep, text = item.partition('=')
         if not sep or not key:
-            raise ConfigError(f"override {item!r} must have the form key=value")
+            raise ConfigError(f'override {item!r} must have the form key=value')
         try:
             parsed[key.strip()] = yaml.safe_load(text)
         except yaml.YAMLError:

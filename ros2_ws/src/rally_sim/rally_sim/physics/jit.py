@@ -1,4 +1,5 @@
-"""Optional JIT compilation of the physics hot path.
+"""
+Optional JIT compilation of the physics hot path.
 
 The equations are written once, as plain Python/NumPy functions in the subset
 numba compiles. With numba installed they run compiled; without it, or with

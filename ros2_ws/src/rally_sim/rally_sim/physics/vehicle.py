@@ -16,8 +16,8 @@ import numpy as np
 from .config import VehicleConfig
 from .integrators import INTEGRATORS, step as kernel_step
 from .model import (
-    derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE,
-    STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+    derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
+    STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
 from .surfaces import UniformSurface
 from .. import WHEELS
 

@@ -1,0 +1,80 @@
+"""Plots of a run a person wants to look at: footprint, speed and yaw rate, slip."""
+
+import math
+
+import numpy as np
+
+from . import WHEELS
+from .physics.config import VehicleConfig
+from .physics.trajectory import Trajectory
+
+MAX_FOOTPRINTS = 70
+
+
+def _footprint(config: VehicleConfig, x: float, y: float, yaw: float) -> np.ndarray:
+    """Return the closed outline of the wheelbase x track rectangle in the odom frame."""
+    lf, lr, c = (config['cg_to_front_axle_m'], config['cg_to_rear_axle_m'],
+                 config['half_track_m'])
+    corners = np.array([[lf, c], [lf, -c], [-lr, -c], [-lr, c], [lf, c]])
+    rotation = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
+    return corners @ rotation.T + (x, y)
+
+
+def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: str = '') -> None:
+    """Write a PNG with the car's footprint along its path, speeds and per-wheel slip."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    col = trajectory.columns
+    t = col['t']
+    fig, axes = plt.subplots(2, 2, figsize=(13, 10))
+    fig.suptitle(f"{config['name']}: {title}".strip(': '))
+
+    ax = axes[0, 0]
+    every = max(1, len(t) // MAX_FOOTPRINTS)
+    colours = plt.cm.viridis(np.linspace(0.0, 1.0, len(t)))
+    for k in range(0, len(t), every):
+        outline = _footprint(config, col['x'][k], col['y'][k], col['yaw'][k])
+        ax.plot(outline[:, 0], outline[:, 1], color=colours[k], linewidth=0.8)
+        ax.plot(outline[:2, 0], outline[:2, 1], color=colours[k], linewidth=2.0)  # nose
+    ax.plot(col['x'], col['y'], 'k--', linewidth=0.8, label='CG path')
+    ax.plot(col['x'][0], col['y'][0], 'go', label='start')
+    ax.plot(col['x'][-1], col['y'][-1], 'rs', label='end')
+    ax.set_aspect('equal', adjustable='datalim')
+    ax.set_xlabel('x [m] (odom)')
+    ax.set_ylabel('y [m] (odom)')
+    ax.set_title(f'footprint every {every * (t[1] - t[0]):.2g} s (colour: time, thick: front)')
+    ax.grid(True)
+    ax.legend(loc='best', fontsize=8)
+
+    ax = axes[0, 1]
+    speed = np.hypot(col['vx'], col['vy']) * 3.6
+    ax.plot(t, speed, color='tab:blue', label='speed [km/h]')
+    ax.set_xlabel('time [s]')
+    ax.set_ylabel('speed [km/h]', color='tab:blue')
+    twin = ax.twinx()
+    twin.plot(t, col['yaw_rate'], color='tab:red', label='yaw rate [rad/s]')
+    sideslip = np.degrees(np.arctan2(col['vy'], np.abs(col['vx'])))
+    twin.plot(t, np.radians(sideslip), color='tab:orange', linestyle=':',
+              label='sideslip [rad]')
+    twin.set_ylabel('yaw rate, sideslip [rad/s, rad]', color='tab:red')
+    ax.set_title('speed, yaw rate and sideslip')
+    ax.grid(True)
+    twin.legend(loc='upper right', fontsize=8)
+
+    for ax, name, label, scale in ((axes[1, 0], 'slip_ratio', 'slip ratio [-]', 1.0),
+                                   (axes[1, 1], 'slip_angle', 'slip angle [deg]',
+                                    180.0 / math.pi)):
+        for w in WHEELS:
+            ax.plot(t, col[f'{name}_{w}'] * scale, label=w, linewidth=1.0)
+        ax.set_xlabel('time [s]')
+        ax.set_ylabel(label)
+        ax.set_title(f'per-wheel {label}')
+        ax.grid(True)
+        ax.legend(loc='best', fontsize=8)
+    axes[1, 0].set_ylim(-1.2, 1.2)
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
