@@ -10,9 +10,11 @@ Time stepping of the vehicle model: explicit Euler, RK4 and linearly implicit Eu
   blow up at ordinary steps; solving (I - h J) dz = h f with the model's
   Jacobian J is stable for them and exact for their steady states.
 
-Brake torque (incl. handbrake) acts after each sub-step as Coulomb friction on
-the wheel: it removes up to h T_b / I_w of spin and never reverses it, so a
-braked wheel locks and a held car stays still, with no sign-flipping jitter.
+Brake torque (incl. handbrake) is Coulomb friction on the wheel: it opposes
+the spin and, up to T_b, holds a wheel at rest. The implicit scheme solves it
+as a stick/slide constraint inside the step, so a held car stays exactly
+still; the explicit schemes remove up to h T_b / I_w of spin after each
+sub-step without reversing it. Neither jitters in sign.
 """
 
 import math
@@ -54,23 +56,73 @@ def _apply_brakes(z: np.ndarray, brake: np.ndarray, h: float, inertia: np.ndarra
 
 
 @njit
-def _implicit_update(z, steer, drive, mu, p, h, scratch, inertia):
-    """Return z + dz with (I - h J) dz = h f(z); set each wheel's effective inertia."""
-    f0 = derivatives(z, steer, drive, mu, p, scratch)
+def _iteration_matrix(z, steer, drive, mu, p, h, scratch):
+    """Return I - h J, J by central differences (mirror-symmetric: reverse = forward)."""
     matrix = np.empty((7, 7))
     for j in range(7):
         eps = 1e-6 * max(1.0, abs(z[j]))
-        shifted = z.copy()
-        shifted[j] += eps
-        column = derivatives(shifted, steer, drive, mu, p, scratch)
+        up = z.copy()
+        up[j] += eps
+        down = z.copy()
+        down[j] -= eps
+        f_up = derivatives(up, steer, drive, mu, p, scratch)
+        f_down = derivatives(down, steer, drive, mu, p, scratch)
         for i in range(7):
-            matrix[i, j] = -h * (column[i] - f0[i]) / eps
+            matrix[i, j] = -h * (f_up[i] - f_down[i]) / (2.0 * eps)
         matrix[j, j] += 1.0
+    return matrix
+
+
+@njit
+def _implicit_update(z, steer, drive, brake, mu, p, h, scratch):
+    """
+    Return z + dz with (I - h J) dz = h f(z) and the brakes as Coulomb friction.
+
+    Each braked wheel either slides (brake torque -T_b sign(omega) joins f)
+    or sticks (its row becomes omega_new = 0) when holding it needs no more
+    than T_b; a few active-set passes settle which, as for a static friction
+    constraint.
+    """
+    f0 = derivatives(z, steer, drive, mu, p, scratch)
+    matrix = _iteration_matrix(z, steer, drive, mu, p, h, scratch)
+    inertia = p.wheel_inertia_kg_m2
+    stuck = np.zeros(4, dtype=np.bool_)
+    direction = np.zeros(4)
     for i in range(4):
-        inertia[i] = p.wheel_inertia_kg_m2 * max(matrix[3 + i, 3 + i], 1.0)
+        if brake[i] > 0.0:
+            stuck[i] = z[3 + i] == 0.0
+            direction[i] = math.copysign(1.0, z[3 + i])
     dz = h * f0
-    if not _solve_in_place(matrix, dz, 7):
+    for _ in range(8):
+        a = matrix.copy()
         dz = h * f0
+        for i in range(4):
+            if stuck[i]:
+                a[3 + i, :] = 0.0
+                a[3 + i, 3 + i] = 1.0
+                dz[3 + i] = -z[3 + i]
+            elif brake[i] > 0.0:
+                dz[3 + i] -= h * brake[i] * direction[i] / inertia
+        if not _solve_in_place(a, dz, 7):
+            return z + h * f0
+        settled = True
+        for i in range(4):
+            if brake[i] <= 0.0:
+                continue
+            if stuck[i]:
+                row_dot = 0.0
+                for k in range(7):
+                    row_dot += matrix[3 + i, k] * dz[k]
+                holding = inertia * (h * f0[3 + i] - row_dot) / h
+                if abs(holding) > brake[i]:
+                    stuck[i] = False
+                    direction[i] = math.copysign(1.0, holding)
+                    settled = False
+            elif (z[3 + i] + dz[3 + i]) * direction[i] < 0.0:
+                stuck[i] = True
+                settled = False
+        if settled:
+            break
     return z + dz
 
 
@@ -126,12 +178,13 @@ def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
         steer = advance_steer(state[STEER], steer_target, rate, h, p.steer_time_constant_s)
         state[STEER] = steer
         if method == IMPLICIT_EULER:
-            new = _implicit_update(z, steer, drive, mu, p, h, scratch, inertia)
-        elif method == RK4:
-            new = _rk4_update(z, steer, drive, mu, p, h, scratch)
+            new = _implicit_update(z, steer, drive, brake, mu, p, h, scratch)
         else:
-            new = z + h * derivatives(z, steer, drive, mu, p, scratch)
-        _apply_brakes(new, brake, h, inertia)
+            if method == RK4:
+                new = _rk4_update(z, steer, drive, mu, p, h, scratch)
+            else:
+                new = z + h * derivatives(z, steer, drive, mu, p, scratch)
+            _apply_brakes(new, brake, h, inertia)
         _move_pose(state, z, new, h, method)
         z = new
     state[VX:VX + 7] = z
