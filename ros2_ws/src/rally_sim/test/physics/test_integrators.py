@@ -12,8 +12,8 @@ from rally_sim.physics.scenarios import document_scenario
 from support.vehicles import vehicle
 
 V40_DEFAULT = vehicle('volvo_v40')
-V40 = dict(m=1600.0, iz=2700.0, iw=1.5, r=0.327, lf=1.15, lr=1.497, c=0.776, h=0.55,
-           g=9.82, mu=1.1, b=10.0, cc=1.3, d=1.0)
+V40 = {'m': 1600.0, 'iz': 2700.0, 'iw': 1.5, 'r': 0.327, 'lf': 1.15, 'lr': 1.497,
+       'c': 0.776, 'h': 0.55, 'g': 9.82, 'mu': 1.1, 'b': 10.0, 'cc': 1.3, 'd': 1.0}
 
 
 def guard(x):

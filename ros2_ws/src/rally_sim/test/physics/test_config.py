@@ -1,0 +1,76 @@
+"""Vehicle files: the presets load; every kind of bad value is named with its range."""
+
+import math
+
+import pytest
+from rally_sim.physics import ConfigError, load_vehicle, Vehicle
+from rally_sim.physics.config import FIELDS
+from support.vehicles import vehicle_file
+import yaml
+
+
+@pytest.mark.parametrize('name', ['volvo_v40_document', 'volvo_v40', 'rwd_gravel'])
+def test_presets_load_and_build_a_car(name):
+    config = load_vehicle(vehicle_file(name))
+    assert config['name'] == name
+    assert Vehicle(config).speed_m_s() == 0.0
+
+
+def write(tmp_path, tree):
+    path = tmp_path / 'car.yaml'
+    path.write_text(yaml.safe_dump(tree))
+    return str(path)
+
+
+def v40_tree():
+    with open(vehicle_file('volvo_v40'), encoding='utf-8') as stream:
+        return yaml.safe_load(stream)
+
+
+@pytest.mark.parametrize('mutate, message', [
+    (lambda t: t.update(wheelbase=2.6), "unknown key 'wheelbase'"),
+    (lambda t: t['tyres']['front'].update(E=0.5), "unknown key 'tyres.front.E'"),
+    (lambda t: t.pop('mass_kg'), 'missing key.*mass_kg'),
+    (lambda t: t['tyres']['rear'].pop('mu'), 'missing key.*tyres.rear.mu'),
+    (lambda t: t.update(mass_kg=-5.0), r"'mass_kg' = -5.0 is out of range \[1, 100000\]"),
+    (lambda t: t.update(mass_kg=math.nan), r"'mass_kg' = nan is out of range"),
+    (lambda t: t.update(cg_height_m=math.inf), r"'cg_height_m' = inf is out of range \[0, 5\]"),
+    (lambda t: t['tyres']['front'].update(mu='grippy'), "'tyres.front.mu' = 'grippy' must "
+                                                        'be a number'),
+    (lambda t: t.update(dt=True), "'dt' = True must be a number"),
+    (lambda t: t.update(integrator='verlet'), "'integrator' = 'verlet' must be one of"),
+    (lambda t: t['steering'].update(ackermann=1.5), r"'steering.ackermann' = 1.5 is out of "
+                                                    r'range \[0, 1\]'),
+])
+def test_bad_vehicle_files_name_the_key(tmp_path, mutate, message):
+    tree = v40_tree()
+    mutate(tree)
+    with pytest.raises(ConfigError, match=message):
+        load_vehicle(write(tmp_path, tree))
+
+
+def test_not_a_mapping_and_not_yaml(tmp_path):
+    path = tmp_path / 'car.yaml'
+    path.write_text('- just\n- a list\n')
+    with pytest.raises(ConfigError, match='mapping'):
+        load_vehicle(str(path))
+    path.write_text('mass_kg: [1, 2\n')
+    with pytest.raises(ConfigError, match='not valid YAML'):
+        load_vehicle(str(path))
+    with pytest.raises(ConfigError, match='cannot read'):
+        load_vehicle(str(tmp_path / 'missing.yaml'))
+
+
+def test_overrides_are_validated_too():
+    config = load_vehicle(vehicle_file('volvo_v40'), ['dt=0.0005', 'tyres.rear.mu=0.6'])
+    assert config['dt'] == 0.0005 and config['tyres.rear.mu'] == 0.6
+    with pytest.raises(ConfigError, match=r"'dt' = 2.0 is out of range"):
+        load_vehicle(vehicle_file('volvo_v40'), ['dt=2.0'])
+    with pytest.raises(ConfigError, match='key=value'):
+        load_vehicle(vehicle_file('volvo_v40'), ['dt'])
+
+
+def test_every_field_has_a_description_and_range():
+    for key, field in FIELDS.items():
+        assert field.description, key
+        assert field.kind is str or field.low < field.high, key

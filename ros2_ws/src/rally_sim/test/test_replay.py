@@ -1,0 +1,115 @@
+"""The offline replay CLI, run as users run it: python -m rally_sim.replay."""
+
+import csv
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rally_sim.physics import Vehicle
+from rally_sim.physics.scenarios import document_scenario
+from rally_sim.physics.trajectory import simulate, STATE_COLUMNS
+from support.vehicles import vehicle, vehicle_file
+
+
+def write_inputs(path, scenario, extra=None):
+    names = ['t', 'steer', 'torque_fl', 'torque_fr', 'torque_rl', 'torque_rr']
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream)
+        writer.writerow(names + list(extra or {}))
+        for k, t in enumerate(scenario.inputs.t):
+            row = [repr(float(t)), repr(float(scenario.inputs.steer[k]))]
+            row += [repr(float(v)) for v in scenario.inputs.drive[k]]
+            row += [v[k] for v in (extra or {}).values()]
+            writer.writerow(row)
+
+
+def replay(*args):
+    return subprocess.run([sys.executable, '-m', 'rally_sim.replay', *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def read_output(path):
+    with open(path, newline='') as stream:
+        rows = list(csv.reader(stream))
+    return rows[0], np.array(rows[1:], dtype=float)
+
+
+def test_document_u_turn_replay_matches_the_library(tmp_path):
+    scenario = document_scenario('u_turn')
+    inputs, output, plot = tmp_path / 'in.csv', tmp_path / 'out.csv', tmp_path / 'run.png'
+    write_inputs(inputs, scenario)
+    result = replay('--vehicle', vehicle_file('volvo_v40_document'), '--inputs', str(inputs),
+                    '--output', str(output), '--initial-speed', '10', '--plot', str(plot))
+    assert result.returncode == 0, result.stderr
+    header, data = read_output(output)
+    assert tuple(header[:11]) == STATE_COLUMNS
+    assert 'slip_ratio_rl' in header and 'load_fr' in header and 'force_y_fl' in header
+    assert data.shape == (701, len(header))
+    assert data[0, :7] == pytest.approx([0, 0, 0, 0, 10, 0, 0])
+    car = Vehicle(vehicle('volvo_v40_document'))
+    car.reset(vx=10.0)
+    expected = simulate(car, scenario.inputs).columns
+    for i, name in enumerate(header):
+        assert np.array_equal(data[:, i], expected[name]), name    # full precision
+    assert plot.stat().st_size > 20000
+
+
+def test_preset_name_overrides_and_brake_columns(tmp_path):
+    scenario = document_scenario('u_turn')
+    inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
+    n = len(scenario.inputs.t)
+    write_inputs(inputs, scenario, extra={'brake_fl': ['500'] * n, 'brake_fr': ['500'] * n,
+                                          'brake_rl': ['0'] * n, 'brake_rr': ['0'] * n,
+                                          'handbrake': ['0'] * n})
+    result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                    str(output), '--initial-speed', '-3', '--set', 'dt=0.002')
+    assert result.returncode == 0, result.stderr
+    header, data = read_output(output)
+    assert data[0, header.index('vx')] == -3.0
+    assert np.all(np.isfinite(data))
+
+
+def test_clamped_values_are_reported(tmp_path):
+    inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
+    rows = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
+    rows += [f'{k * 0.01!r},0.9,0,0,100,100' for k in range(50)]      # limit: 0.6 rad
+    inputs.write_text('\n'.join(rows) + '\n')
+    result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                    str(output), '--initial-speed', '5')
+    assert result.returncode == 0, result.stderr
+    assert 'warning: t = 0 s: steer_rad = 0.9 clamped to 0.6' in result.stderr
+    assert '... and 40 more clamped values' in result.stderr
+
+
+@pytest.mark.parametrize('content, message', [
+    ('t,steer,torque_fl,torque_fr,torque_rl\n0,0,0,0,0\n', "missing \\['torque_rr'\\]"),
+    ('t,steer,torque_fl,torque_fr,torque_rl,torque_rr,boost\n', "unknown \\['boost'\\]"),
+    ('t,steer,torque_fl,torque_fr,torque_rl,torque_rr\n0,0,0,0,0,0\n0.01,nan,0,0,0,0\n',
+     'data row 2, column steer'),
+    ('t,steer,torque_fl,torque_fr,torque_rl,torque_rr\n0,0,0,0,0,0\n0.01,0,x,0,0,0\n',
+     "column torque_fl: 'x' is not a number"),
+    ('t,steer,torque_fl,torque_fr,torque_rl,torque_rr\n0,0,0,0,0,0\n0,0,0,0,0,0\n',
+     'strictly increasing'),
+])
+def test_bad_inputs_exit_2_naming_the_problem(tmp_path, content, message):
+    inputs = tmp_path / 'in.csv'
+    inputs.write_text(content)
+    result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                    str(tmp_path / 'out.csv'))
+    assert result.returncode == 2
+    assert 'error:' in result.stderr
+    assert re.search(message, result.stderr), result.stderr
+    assert not os.path.exists(tmp_path / 'out.csv')
+
+
+def test_bad_vehicle_override_exits_2(tmp_path):
+    inputs = tmp_path / 'in.csv'
+    write_inputs(inputs, document_scenario('u_turn'))
+    result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                    str(tmp_path / 'out.csv'), '--set', 'tyres.front.mu=-1')
+    assert result.returncode == 2
+    assert "'tyres.front.mu' = -1.0 is out of range" in result.stderr
