@@ -26,6 +26,10 @@ from .load_transfer import _solve_in_place
 from .model import derivatives, DIAG_SIZE, ModelParams, STEER, VX, X, Y, YAW
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
+JACOBIAN_REFRESH_SUBSTEPS = 40
+"""The implicit scheme re-evaluates its Jacobian every this many sub-steps; in
+between it reuses it (a Rosenbrock-W method: first-order consistent with any
+matrix, and stable while the matrix stays close to the Jacobian)."""
 INTEGRATORS = {'euler': EULER, 'rk4': RK4, 'implicit_euler': IMPLICIT_EULER}
 
 
@@ -59,14 +63,15 @@ def _apply_brakes(z: np.ndarray, brake: np.ndarray, h: float, inertia: np.ndarra
 def _iteration_matrix(z, steer, drive, mu, p, h, scratch):
     """Return I - h J, J by central differences (mirror-symmetric: reverse = forward)."""
     matrix = np.empty((7, 7))
+    up = z.copy()
+    down = z.copy()
     for j in range(7):
         eps = 1e-6 * max(1.0, abs(z[j]))
-        up = z.copy()
-        up[j] += eps
-        down = z.copy()
-        down[j] -= eps
+        up[j] = z[j] + eps
+        down[j] = z[j] - eps
         f_up = derivatives(up, steer, drive, mu, p, scratch)
         f_down = derivatives(down, steer, drive, mu, p, scratch)
+        up[j] = down[j] = z[j]
         for i in range(7):
             matrix[i, j] = -h * (f_up[i] - f_down[i]) / (2.0 * eps)
         matrix[j, j] += 1.0
@@ -74,17 +79,16 @@ def _iteration_matrix(z, steer, drive, mu, p, h, scratch):
 
 
 @njit
-def _implicit_update(z, steer, drive, brake, mu, p, h, scratch):
+def _implicit_update(z, steer, drive, brake, mu, p, h, scratch, matrix):
     """
     Return z + dz with (I - h J) dz = h f(z) and the brakes as Coulomb friction.
 
-    Each braked wheel either slides (brake torque -T_b sign(omega) joins f)
-    or sticks (its row becomes omega_new = 0) when holding it needs no more
-    than T_b; a few active-set passes settle which, as for a static friction
-    constraint.
+    `matrix` is I - h J from _iteration_matrix. Each braked wheel either
+    slides (brake torque -T_b sign(omega) joins f) or sticks (its row becomes
+    omega_new = 0) when holding it needs no more than T_b; a few active-set
+    passes settle which, as for a static friction constraint.
     """
     f0 = derivatives(z, steer, drive, mu, p, scratch)
-    matrix = _iteration_matrix(z, steer, drive, mu, p, h, scratch)
     inertia = p.wheel_inertia_kg_m2
     stuck = np.zeros(4, dtype=np.bool_)
     direction = np.zeros(4)
@@ -158,14 +162,18 @@ def _move_pose(state: np.ndarray, old: np.ndarray, new: np.ndarray, h: float,
 @njit
 def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
          drive: np.ndarray, brake: np.ndarray, mu: np.ndarray, dt: float,
-         substeps: int, method: int, p: ModelParams, diag: np.ndarray) -> None:
+         substeps: int, method: int, p: ModelParams, diag: np.ndarray,
+         matrix: np.ndarray, age: int) -> int:
     """
     Advance `state` in place by dt, in `substeps` equal sub-steps, inputs held.
 
     steer_target: commanded bicycle steer angle; steer_rate_limit: command's
     rate limit [rad/s] (0: the vehicle's own); drive, brake: wheel torques
     [N m] (brake >= 0); mu: friction at each wheel. `diag` receives the
-    per-wheel tyre state at the end of the step.
+    per-wheel tyre state at the end of the step. `matrix` (7 x 7) carries the
+    implicit scheme's iteration matrix between calls and `age` the sub-steps
+    since it was computed (pass JACOBIAN_REFRESH_SUBSTEPS to force a fresh
+    one); the new age is returned.
     """
     h = dt / substeps
     rate = p.steer_rate_rad_s
@@ -178,7 +186,11 @@ def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
         steer = advance_steer(state[STEER], steer_target, rate, h, p.steer_time_constant_s)
         state[STEER] = steer
         if method == IMPLICIT_EULER:
-            new = _implicit_update(z, steer, drive, brake, mu, p, h, scratch)
+            if age >= JACOBIAN_REFRESH_SUBSTEPS:
+                matrix[:, :] = _iteration_matrix(z, steer, drive, mu, p, h, scratch)
+                age = 0
+            age += 1
+            new = _implicit_update(z, steer, drive, brake, mu, p, h, scratch, matrix)
         else:
             if method == RK4:
                 new = _rk4_update(z, steer, drive, mu, p, h, scratch)
@@ -189,3 +201,30 @@ def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
         z = new
     state[VX:VX + 7] = z
     derivatives(z, state[STEER], drive, mu, p, diag)
+    return age
+
+
+@njit
+def rollout(state: np.ndarray, steer: np.ndarray, steer_rate: np.ndarray, drive: np.ndarray,
+            brake: np.ndarray, mu: np.ndarray, dts: np.ndarray, substeps: np.ndarray,
+            method: int, p: ModelParams, states_out: np.ndarray, diag_out: np.ndarray) -> int:
+    """
+    Run step() over rows of inputs, recording the state and tyre state after each.
+
+    Row k holds steer[k], steer_rate[k], drive[k], brake[k] for dts[k] in
+    substeps[k] sub-steps. Stops early at a non-finite state and returns the
+    number of rows done; `state` then holds the last finite state.
+    """
+    diag = np.empty((DIAG_SIZE, 4))
+    trial = state.copy()
+    matrix = np.empty((7, 7))
+    age = JACOBIAN_REFRESH_SUBSTEPS
+    for k in range(len(dts)):
+        age = step(trial, steer[k], steer_rate[k], drive[k], brake[k], mu, dts[k], substeps[k],
+                   method, p, diag, matrix, age)
+        if not (np.all(np.isfinite(trial)) and np.all(np.isfinite(diag))):
+            return k
+        state[:] = trial
+        states_out[k] = trial
+        diag_out[k] = diag
+    return len(dts)

@@ -94,9 +94,9 @@ def wheel_loads(ax: np.ndarray, ay: np.ndarray, mass: float, gravity: float,
     loads = np.zeros(4)
     a = np.zeros((4, 4))
     b = np.zeros(4)
+    index = np.zeros(4, dtype=np.int64)
     for _ in range(4):
         n = 0
-        index = np.zeros(4, dtype=np.int64)
         for wheel in range(4):
             if support[wheel]:
                 index[n] = wheel

@@ -6,8 +6,10 @@ from typing import Dict, List
 
 import numpy as np
 
-from .model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
-from .vehicle import Command, Vehicle
+from .model import (
+    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y, YAW, YAW_RATE)
+from .vehicle import Vehicle
+from .. import WHEELS
 
 STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate',
                  'omega_fl', 'omega_fr', 'omega_rl', 'omega_rr')
@@ -55,31 +57,25 @@ class Trajectory:
 
 
 def simulate(vehicle: Vehicle, inputs: InputTable) -> Trajectory:
-    """Run the table's inputs from the vehicle's current state."""
+    """Run the table's inputs from the vehicle's current state, in one compiled loop."""
     n = len(inputs.t)
-    rows = np.empty((n + 1, len(STATE_COLUMNS)))
-    wheel = np.empty((n + 1, len(WHEEL_COLUMNS), 4))
-    notes: List[str] = []
-    _record(vehicle, inputs.t[0], rows[0], wheel[0])
-    for k, dt in enumerate(inputs.step_sizes()):
-        for note in vehicle.set_command(Command(
-                steer_rad=inputs.steer[k], drive_torque_n_m=inputs.drive[k],
-                brake_torque_n_m=inputs.brake[k], handbrake=inputs.handbrake[k])):
-            notes.append(f't = {inputs.t[k]:g} s: {note}')
-        vehicle.step(dt)
-        _record(vehicle, inputs.t[k] + dt, rows[k + 1], wheel[k + 1])
-    columns = {name: rows[:, i] for i, name in enumerate(STATE_COLUMNS)}
-    for j, name in enumerate(WHEEL_COLUMNS):
-        for i, w in enumerate(('fl', 'fr', 'rl', 'rr')):
-            columns[f'{name}_{w}'] = wheel[:, j, i]
-    return Trajectory(columns, notes)
-
-
-def _record(vehicle: Vehicle, t: float, row: np.ndarray, wheel: np.ndarray) -> None:
-    s = vehicle.state
-    row[:] = (t, s[X], s[Y], s[YAW], s[VX], s[VY], s[YAW_RATE], *s[OMEGA:OMEGA + 4])
-    w = vehicle.wheels()
-    wheel[:] = (w.slip_ratio, w.slip_angle_rad, w.normal_load_n, w.force_x_n, w.force_y_n)
+    initial = vehicle.state.copy()
+    initial_diag = vehicle.diag.copy()
+    states, diags, notes = vehicle.run(inputs.steer, np.zeros(n), inputs.drive, inputs.brake,
+                                       inputs.handbrake, inputs.step_sizes())
+    states = np.vstack([initial[None, :], states])
+    diags = np.concatenate([initial_diag[None], diags])
+    times = np.append(inputs.t, inputs.t[-1] + inputs.step_sizes()[-1])
+    columns = {'t': times}
+    for name, index in zip(STATE_COLUMNS[1:], (X, Y, YAW, VX, VY, YAW_RATE)):
+        columns[name] = states[:, index]
+    for i, w in enumerate(WHEELS):
+        columns[f'omega_{w}'] = states[:, OMEGA + i]
+    for name, row in zip(WHEEL_COLUMNS, (SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X,
+                                         FORCE_Y)):
+        for i, w in enumerate(WHEELS):
+            columns[f'{name}_{w}'] = diags[:, row, i]
+    return Trajectory(columns, [f't = {inputs.t[row]:g} s: {text}' for row, text in notes])
 
 
 def hold_times(duration_s: float, dt: float) -> np.ndarray:

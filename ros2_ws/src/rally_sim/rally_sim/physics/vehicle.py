@@ -9,12 +9,12 @@ finite, so no input can corrupt the simulation.
 
 from dataclasses import dataclass, field
 import math
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
 from .config import VehicleConfig
-from .integrators import INTEGRATORS, step as kernel_step
+from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout, step as kernel_step
 from .model import (
     derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
     STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
@@ -53,15 +53,20 @@ class WheelState:
 
 
 def _checked(name: str, values, size: int) -> np.ndarray:
-    array = np.asarray(values, dtype=float).reshape(-1)
-    if array.size != size:
+    """Return values as float rows of `size` columns (1: a column vector squeezed)."""
+    array = np.asarray(values, dtype=float)
+    rows = array.reshape(len(array), -1) if array.ndim else array.reshape(1, 1)
+    if rows.shape[1] != size:
         raise CommandError(f'{name} must have {size} values (wheel order fl, fr, rl, rr), '
-                           f'got {array.size}')
-    for i, value in enumerate(array):
-        if not math.isfinite(value):
-            label = name if size == 1 else f'{name}[{WHEELS[i]}]'
-            raise CommandError(f'{label} = {value} is not finite; command rejected')
-    return array
+                           f'got {rows.shape[1]}')
+    bad = np.argwhere(~np.isfinite(rows))
+    if len(bad):
+        row, col = bad[0]
+        label = name if size == 1 else f'{name}[{WHEELS[col]}]'
+        where = f' (row {row})' if len(rows) > 1 else ''
+        raise CommandError(f'{label} = {rows[row, col]} is not finite{where}; '
+                           'command rejected')
+    return rows[:, 0] if size == 1 else rows
 
 
 class Vehicle:
@@ -89,6 +94,7 @@ class Vehicle:
         self._steer_rate = 0.0
         self._drive = np.zeros(4)
         self._brake = np.zeros(4)
+        self._jacobian = np.zeros((7, 7))       # the implicit scheme's, kept between steps
         self.reset()
 
     # ---- state -------------------------------------------------------------
@@ -96,12 +102,13 @@ class Vehicle:
     def reset(self, x: float = 0.0, y: float = 0.0, yaw: float = 0.0, vx: float = 0.0,
               vy: float = 0.0, yaw_rate: float = 0.0) -> None:
         """Place the car, wheels free rolling, commands zeroed, time at 0."""
-        values = _checked('initial state', [x, y, yaw, vx, vy, yaw_rate], 6)
+        values = _checked('initial state', [[x, y, yaw, vx, vy, yaw_rate]], 6)[0]
         self.state[:] = 0.0
         self.state[[X, Y, YAW, VX, VY, YAW_RATE]] = values
         self.state[OMEGA:OMEGA + 4] = self.free_rolling_omega(vx, yaw_rate)
         self.time_s = 0.0
         self.step_count = 0
+        self._jacobian_age = JACOBIAN_REFRESH_SUBSTEPS
         self.set_command(Command())
         self._update_diag()
 
@@ -113,7 +120,7 @@ class Vehicle:
 
     def teleport(self, x: float, y: float, yaw: float) -> None:
         """Move the car to a new pose, keeping its velocities."""
-        values = _checked('pose', [x, y, yaw], 3)
+        values = _checked('pose', [[x, y, yaw]], 3)[0]
         self.state[[X, Y, YAW]] = values
 
     # ---- commands ----------------------------------------------------------
@@ -125,22 +132,35 @@ class Vehicle:
         Raises CommandError, changing nothing, if any value is non-finite or
         an array has the wrong length.
         """
-        steer = _checked('steer_rad', [command.steer_rad], 1)[0]
-        rate = _checked('steer_rate_rad_s', [command.steer_rate_rad_s], 1)[0]
-        drive = _checked('drive_torque_n_m', command.drive_torque_n_m, 4)
-        brake = _checked('brake_torque_n_m', command.brake_torque_n_m, 4)
-        handbrake = _checked('handbrake', [command.handbrake], 1)[0]
-        notes: List[str] = []
-        steer = _clamp(notes, 'steer_rad', steer, self.config['steering.max_angle_rad'])
-        rate = abs(rate)
-        handbrake = _clamp(notes, 'handbrake', handbrake, 1.0, low=0.0)
-        drive = np.array([_clamp(notes, f'drive_torque_n_m[{w}]', drive[i],
-                                 self.drive_limit[i]) for i, w in enumerate(WHEELS)])
-        brake = np.array([_clamp(notes, f'brake_torque_n_m[{w}]', brake[i],
-                                 self.brake_limit[i], low=0.0) for i, w in enumerate(WHEELS)])
-        self._steer, self._steer_rate, self._drive = steer, rate, drive
-        self._brake = brake + handbrake * self.handbrake_torque
-        return notes
+        steer, rate, drive, brake, notes = self.limit_commands(
+            [command.steer_rad], [command.steer_rate_rad_s], [command.drive_torque_n_m],
+            [command.brake_torque_n_m], [command.handbrake])
+        self._steer, self._steer_rate = steer[0], rate[0]
+        self._drive, self._brake = drive[0], brake[0]
+        return [text for _, text in notes]
+
+    def limit_commands(self, steer, rate, drive, brake, handbrake):
+        """
+        Check and clamp N commands at once (arrays with N rows).
+
+        Returns steer, rate limit, drive and total brake torque (brakes plus
+        handbrake) per row, and (row, message) for each clamped value. Raises
+        CommandError, naming the field (and row), for a non-finite value.
+        """
+        steer = _checked('steer_rad', steer, 1)
+        rate = np.abs(_checked('steer_rate_rad_s', rate, 1))
+        drive = _checked('drive_torque_n_m', drive, 4)
+        brake = _checked('brake_torque_n_m', brake, 4)
+        handbrake = _checked('handbrake', handbrake, 1)
+        notes: List[Tuple[int, str]] = []
+        max_steer = self.config['steering.max_angle_rad']
+        steer = _clamp(notes, 'steer_rad', steer, -max_steer, max_steer)
+        handbrake = _clamp(notes, 'handbrake', handbrake, 0.0, 1.0)
+        drive = _clamp(notes, 'drive_torque_n_m', drive, -self.drive_limit, self.drive_limit)
+        brake = _clamp(notes, 'brake_torque_n_m', brake, 0.0, self.brake_limit)
+        notes.sort()
+        brake = brake + handbrake[:, None] * self.handbrake_torque
+        return steer, rate, drive, brake, notes
 
     # ---- stepping ----------------------------------------------------------
 
@@ -155,8 +175,10 @@ class Vehicle:
         self.friction = self.tyre_mu * self.surface.grip_at(*self.wheel_positions())
         state = self.state.copy()
         diag = np.empty_like(self.diag)
-        kernel_step(state, self._steer, self._steer_rate, self._drive, self._brake,
-                    self.friction, dt, self.substeps_for(dt), self.method, self.params, diag)
+        self._jacobian_age = kernel_step(
+            state, self._steer, self._steer_rate, self._drive, self._brake, self.friction, dt,
+            self.substeps_for(dt), self.method, self.params, diag, self._jacobian,
+            self._jacobian_age)
         if not (np.all(np.isfinite(state)) and np.all(np.isfinite(diag))):
             raise FloatingPointError(
                 f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
@@ -164,6 +186,40 @@ class Vehicle:
         self.state, self.diag = state, diag
         self.step_count += 1
         self.time_s += dt
+
+    def run(self, steer, steer_rate, drive, brake, handbrake, dts):
+        """
+        Apply N timed commands (row k for dts[k] seconds) in one compiled loop.
+
+        Commands are checked and clamped first (CommandError changes nothing).
+        Returns the states (N, STATE_SIZE) and tyre states (N, DIAG_SIZE, 4)
+        after each row, and the (row, message) clamp notes. Friction is looked
+        up once, at the start (the surface is uniform).
+        """
+        dts = np.asarray(dts, dtype=float)
+        if not np.all(np.isfinite(dts)) or np.any(dts <= 0.0):
+            raise ValueError('every step dt must be a positive finite number of seconds')
+        steer, rate, drive, brake, notes = self.limit_commands(
+            steer, steer_rate, drive, brake, handbrake)
+        self.friction = self.tyre_mu * self.surface.grip_at(*self.wheel_positions())
+        substeps = np.array([self.substeps_for(dt) for dt in dts], dtype=np.int64)
+        states = np.zeros((len(dts), STATE_SIZE))
+        diags = np.zeros((len(dts), DIAG_SIZE, 4))
+        state = self.state.copy()
+        done = rollout(state, steer, rate, drive, brake, self.friction, dts, substeps,
+                       self.method, self.params, states, diags)
+        self.state = state
+        self.step_count += done
+        self.time_s += float(np.sum(dts[:done]))
+        if done:
+            self.diag = diags[done - 1].copy()
+            self._steer, self._steer_rate = steer[done - 1], rate[done - 1]
+            self._drive, self._brake = drive[done - 1], brake[done - 1]
+        if done < len(dts):
+            raise FloatingPointError(
+                f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
+                'the run stopped at the last finite state')
+        return states, diags, notes
 
     # ---- outputs -----------------------------------------------------------
 
@@ -198,10 +254,16 @@ class Vehicle:
         return math.hypot(self.state[VX], self.state[VY])
 
 
-def _clamp(notes: List[str], name: str, value: float, high: float, low: float = None) -> float:
-    """Clamp value to [low, high] (low defaults to -high), noting any change."""
-    low = -high if low is None else low
-    clamped = min(max(value, low), high)
-    if clamped != value:
-        notes.append(f'{name} = {value:g} clamped to {clamped:g} (limit [{low:g}, {high:g}])')
+def _clamp(notes: List[Tuple[int, str]], name: str, values: np.ndarray, low, high) -> np.ndarray:
+    """Clamp values (N rows) to [low, high], noting (row, message) for each change."""
+    low = np.broadcast_to(low, values.shape[1:]) if values.ndim > 1 else low
+    high = np.broadcast_to(high, values.shape[1:]) if values.ndim > 1 else high
+    clamped = np.clip(values, low, high)
+    for index in np.argwhere(clamped != values):
+        row = int(index[0])
+        label = f'{name}[{WHEELS[index[1]]}]' if values.ndim > 1 else name
+        lo = low[index[1]] if values.ndim > 1 else low
+        hi = high[index[1]] if values.ndim > 1 else high
+        notes.append((row, f'{label} = {values[tuple(index)]:g} clamped to '
+                           f'{clamped[tuple(index)]:g} (limit [{lo:g}, {hi:g}])'))
     return clamped

@@ -120,3 +120,37 @@ def test_no_finite_input_sequence_produces_a_non_finite_state(vx, vy, yaw_rate, 
         car.step(dt)
         assert np.all(np.isfinite(car.state))
         assert np.all(car.wheels().normal_load_n >= 0.0)
+
+
+def test_plain_python_and_compiled_kernels_agree():
+    # One source of truth: the same functions run compiled (numba) in this
+    # process and as plain Python in a child process with RALLY_SIM_NO_JIT=1.
+    import json
+    import os
+    import subprocess
+    import sys
+    code = (
+        'import json\n'
+        'from rally_sim.physics import Vehicle\n'
+        'from rally_sim.physics.scenarios import document_scenario\n'
+        'from rally_sim.physics.trajectory import simulate\n'
+        'from support.vehicles import vehicle\n'
+        'from rally_sim.physics import jit\n'
+        'assert not jit.ENABLED\n'
+        "s = document_scenario('drift', duration_s=1.5)\n"
+        "car = Vehicle(vehicle('volvo_v40'))\n"
+        'car.reset(vx=s.initial_speed_m_s)\n'
+        'simulate(car, s.inputs)\n'
+        'print(json.dumps(car.state.tolist()))\n')
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, RALLY_SIM_NO_JIT='1',
+               PYTHONPATH=here + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    result = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    scenario = document_scenario('drift', duration_s=1.5)
+    car = Vehicle(V40_DEFAULT)
+    car.reset(vx=scenario.initial_speed_m_s)
+    from rally_sim.physics.trajectory import simulate
+    simulate(car, scenario.inputs)
+    assert car.state == pytest.approx(json.loads(result.stdout), rel=1e-9, abs=1e-12)
