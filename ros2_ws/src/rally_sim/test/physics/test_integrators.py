@@ -1,6 +1,10 @@
 """Document mode is document 002's step; default numerics hold physics and stay finite."""
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 from hypothesis import given, settings, strategies as st
 import numpy as np
@@ -9,6 +13,7 @@ import pytest
 from rally_sim.physics import Command, Vehicle
 from rally_sim.physics.model import OMEGA, VX, X, Y, YAW, YAW_RATE
 from rally_sim.physics.scenarios import document_scenario
+from rally_sim.physics.trajectory import simulate
 from support.vehicles import vehicle
 
 V40_DEFAULT = vehicle('volvo_v40')
@@ -125,10 +130,6 @@ def test_no_finite_input_sequence_produces_a_non_finite_state(vx, vy, yaw_rate, 
 def test_plain_python_and_compiled_kernels_agree():
     # One source of truth: the same functions run compiled (numba) in this
     # process and as plain Python in a child process with RALLY_SIM_NO_JIT=1.
-    import json
-    import os
-    import subprocess
-    import sys
     code = (
         'import json\n'
         'from rally_sim.physics import Vehicle\n'
@@ -151,6 +152,5 @@ def test_plain_python_and_compiled_kernels_agree():
     scenario = document_scenario('drift', duration_s=1.5)
     car = Vehicle(V40_DEFAULT)
     car.reset(vx=scenario.initial_speed_m_s)
-    from rally_sim.physics.trajectory import simulate
     simulate(car, scenario.inputs)
     assert car.state == pytest.approx(json.loads(result.stdout), rel=1e-9, abs=1e-12)
