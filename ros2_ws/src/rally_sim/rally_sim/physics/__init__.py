@@ -6,8 +6,8 @@ Command objects and Vehicle state back to messages; everything else is here.
 """
 
 from .config import ConfigError, load_vehicle, VehicleConfig
-from .surfaces import SURFACE_GRIP, UniformSurface
+from .surfaces import Surface, SURFACE_GRIP, SurfaceError
 from .vehicle import Command, CommandError, Vehicle, WheelState
 
-__all__ = ['Command', 'CommandError', 'ConfigError', 'load_vehicle', 'SURFACE_GRIP',
-           'UniformSurface', 'Vehicle', 'VehicleConfig', 'WheelState']
+__all__ = ['Command', 'CommandError', 'ConfigError', 'load_vehicle', 'Surface',
+           'SURFACE_GRIP', 'SurfaceError', 'Vehicle', 'VehicleConfig', 'WheelState']

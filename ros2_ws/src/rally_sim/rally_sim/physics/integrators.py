@@ -23,7 +23,8 @@ import numpy as np
 
 from .jit import njit
 from .load_transfer import _solve_in_place
-from .model import derivatives, DIAG_SIZE, ModelParams, STEER, VX, X, Y, YAW
+from .model import contact_points, derivatives, DIAG_SIZE, ModelParams, STEER, VX, X, Y, YAW
+from .surfaces import friction_at, GripGrid
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
 JACOBIAN_REFRESH_SUBSTEPS = 40
@@ -206,20 +207,26 @@ def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
 
 @njit
 def rollout(state: np.ndarray, steer: np.ndarray, steer_rate: np.ndarray, drive: np.ndarray,
-            brake: np.ndarray, mu: np.ndarray, dts: np.ndarray, substeps: np.ndarray,
-            method: int, p: ModelParams, states_out: np.ndarray, diag_out: np.ndarray) -> int:
+            brake: np.ndarray, tyre_mu: np.ndarray, grid: GripGrid, dts: np.ndarray,
+            substeps: np.ndarray, method: int, p: ModelParams, states_out: np.ndarray,
+            diag_out: np.ndarray, mu_out: np.ndarray) -> int:
     """
     Run step() over rows of inputs, recording the state and tyre state after each.
 
     Row k holds steer[k], steer_rate[k], drive[k], brake[k] for dts[k] in
-    substeps[k] sub-steps. Stops early at a non-finite state and returns the
-    number of rows done; `state` then holds the last finite state.
+    substeps[k] sub-steps, with each wheel's friction looked up on `grid` at
+    its contact point at the start of the row (mu_out[k]). Stops early at a
+    non-finite state and returns the number of rows done; `state` then holds
+    the last finite state.
     """
     diag = np.empty((DIAG_SIZE, 4))
     trial = state.copy()
     matrix = np.empty((7, 7))
     age = JACOBIAN_REFRESH_SUBSTEPS
     for k in range(len(dts)):
+        xs, ys = contact_points(trial, p)
+        mu = friction_at(grid, tyre_mu, xs, ys)
+        mu_out[k] = mu
         age = step(trial, steer[k], steer_rate[k], drive[k], brake[k], mu, dts[k], substeps[k],
                    method, p, diag, matrix, age)
         if not (np.all(np.isfinite(trial)) and np.all(np.isfinite(diag))):

@@ -132,3 +132,17 @@ def derivatives(z: np.ndarray, steer: float, drive: np.ndarray, mu: np.ndarray,
     dz[1] = -vx * r + (force_y - resistance * vy) / p.mass_kg
     dz[2] = moment_z / p.yaw_inertia_kg_m2
     return dz
+
+
+@njit
+def contact_points(state: np.ndarray, p: ModelParams) -> tuple:
+    """Return the wheels' contact points (xs, ys) in the odom frame."""
+    c, s = math.cos(state[YAW]), math.sin(state[YAW])
+    xs = np.empty(4)
+    ys = np.empty(4)
+    for i in range(4):
+        px = p.cg_to_front_m if i < 2 else -p.cg_to_rear_m
+        py = p.half_track_m if i % 2 == 0 else -p.half_track_m
+        xs[i] = state[X] + c * px - s * py
+        ys[i] = state[Y] + s * px + c * py
+    return xs, ys

@@ -16,9 +16,9 @@ import numpy as np
 from .config import VehicleConfig
 from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout, step as kernel_step
 from .model import (
-    derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
+    contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
     STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
-from .surfaces import UniformSurface
+from .surfaces import friction_at, Surface
 from .. import WHEELS
 
 
@@ -72,11 +72,11 @@ def _checked(name: str, values, size: int) -> np.ndarray:
 class Vehicle:
     """One car on a surface, advanced in fixed steps by `step(dt)`."""
 
-    def __init__(self, config: VehicleConfig, surface=None):
-        """Build the car at rest at the origin."""
+    def __init__(self, config: VehicleConfig, surface: Surface = None):
+        """Build the car at rest at the origin, on `surface` (default: dry tarmac)."""
         self.config = config
         self.params = config.model_params()
-        self.surface = surface or UniformSurface()
+        self.surface = surface or Surface.uniform()
         self.method = INTEGRATORS[config['integrator']]
         self.tyre_mu = config.tyre('mu')
         self.drive_limit = config.per_wheel('drive.max_torque_front_n_m',
@@ -87,7 +87,6 @@ class Vehicle:
             [0.0, 0.0, 1.0, 1.0]) * config['brakes.handbrake_torque_n_m']
         self.state = np.zeros(STATE_SIZE)
         self.diag = np.zeros((DIAG_SIZE, 4))
-        self.friction = self.tyre_mu.copy()
         self.time_s = 0.0
         self.step_count = 0
         self._steer = 0.0
@@ -109,6 +108,8 @@ class Vehicle:
         self.time_s = 0.0
         self.step_count = 0
         self._jacobian_age = JACOBIAN_REFRESH_SUBSTEPS
+        self.friction = friction_at(self.surface.grid, self.tyre_mu,
+                                    *contact_points(self.state, self.params))
         self.set_command(Command())
         self._update_diag()
 
@@ -172,7 +173,8 @@ class Vehicle:
         """Advance by dt [s] with the held command; the state stays finite."""
         if not math.isfinite(dt) or dt <= 0.0:
             raise ValueError(f'step dt = {dt!r} must be a positive finite number of seconds')
-        self.friction = self.tyre_mu * self.surface.grip_at(*self.wheel_positions())
+        self.friction = friction_at(self.surface.grid, self.tyre_mu,
+                                    *contact_points(self.state, self.params))
         state = self.state.copy()
         diag = np.empty_like(self.diag)
         self._jacobian_age = kernel_step(
@@ -194,25 +196,26 @@ class Vehicle:
         Commands are checked and clamped first (CommandError changes nothing).
         Returns the states (N, STATE_SIZE) and tyre states (N, DIAG_SIZE, 4)
         after each row, and the (row, message) clamp notes. Friction is looked
-        up once, at the start (the surface is uniform).
+        up under each wheel at the start of each row.
         """
         dts = np.asarray(dts, dtype=float)
         if not np.all(np.isfinite(dts)) or np.any(dts <= 0.0):
             raise ValueError('every step dt must be a positive finite number of seconds')
         steer, rate, drive, brake, notes = self.limit_commands(
             steer, steer_rate, drive, brake, handbrake)
-        self.friction = self.tyre_mu * self.surface.grip_at(*self.wheel_positions())
         substeps = np.array([self.substeps_for(dt) for dt in dts], dtype=np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
         diags = np.zeros((len(dts), DIAG_SIZE, 4))
+        frictions = np.zeros((len(dts), 4))
         state = self.state.copy()
-        done = rollout(state, steer, rate, drive, brake, self.friction, dts, substeps,
-                       self.method, self.params, states, diags)
+        done = rollout(state, steer, rate, drive, brake, self.tyre_mu, self.surface.grid, dts,
+                       substeps, self.method, self.params, states, diags, frictions)
         self.state = state
         self.step_count += done
         self.time_s += float(np.sum(dts[:done]))
         if done:
             self.diag = diags[done - 1].copy()
+            self.friction = frictions[done - 1].copy()
             self._steer, self._steer_rate = steer[done - 1], rate[done - 1]
             self._drive, self._brake = drive[done - 1], brake[done - 1]
         if done < len(dts):
@@ -225,11 +228,7 @@ class Vehicle:
 
     def wheel_positions(self):
         """Return the wheels' contact points (xs, ys) in the odom frame."""
-        p = self.params
-        px = np.array([p.cg_to_front_m, p.cg_to_front_m, -p.cg_to_rear_m, -p.cg_to_rear_m])
-        py = np.array([p.half_track_m, -p.half_track_m] * 2)
-        c, s = math.cos(self.state[YAW]), math.sin(self.state[YAW])
-        return self.state[X] + c * px - s * py, self.state[Y] + s * px + c * py
+        return contact_points(self.state, self.params)
 
     def wheels(self) -> WheelState:
         """Return the tyre state of the last step."""
