@@ -73,8 +73,8 @@ def grip_at(grid: GripGrid, x: float, y: float) -> float:
 def surface_grip(name: str, key: str = 'surface') -> float:
     """Return the grip of a named surface type, or raise naming the key."""
     if name not in SURFACE_GRIP:
-        raise SurfaceError(f"{key}: unknown surface type {name!r}; known: "
-                           f"{', '.join(SURFACE_GRIP)}")
+        known = ', '.join(SURFACE_GRIP)
+        raise SurfaceError(f'{key}: unknown surface type {name!r}; known: {known}')
     return SURFACE_GRIP[name]
 
 

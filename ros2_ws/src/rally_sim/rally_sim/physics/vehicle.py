@@ -14,7 +14,8 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .config import VehicleConfig
-from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout, step as kernel_step
+from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout
+from .integrators import step as kernel_step
 from .model import (
     contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
     STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
