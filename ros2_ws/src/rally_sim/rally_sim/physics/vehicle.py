@@ -17,8 +17,8 @@ from .config import VehicleConfig
 from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout
 from .integrators import step as kernel_step
 from .model import (
-    contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
-    STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+    contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE,
+    SLIP_RATIO, STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
 from .surfaces import friction_at, Surface
 from .. import WHEELS
 
