@@ -92,6 +92,16 @@ def _number(path: str, k: int, column: str, text) -> float:
     return value
 
 
+def write_inputs(path: str, table: InputTable) -> None:
+    """Write an inputs CSV (with brake and handbrake columns) at full precision."""
+    with open(path, 'w', newline='', encoding='utf-8') as stream:
+        writer = csv.writer(stream)
+        writer.writerow(REQUIRED + OPTIONAL)
+        for k, t in enumerate(table.t):
+            values = [t, table.steer[k], *table.drive[k], *table.brake[k], table.handbrake[k]]
+            writer.writerow([repr(float(v)) for v in values])
+
+
 def write_trajectory(path: str, trajectory: Trajectory) -> None:
     """Write the trajectory CSV, floats at full precision (repr)."""
     names = list(trajectory.columns)

@@ -12,19 +12,8 @@ import pytest
 from rally_sim.physics import Vehicle
 from rally_sim.physics.scenarios import document_scenario
 from rally_sim.physics.trajectory import simulate, STATE_COLUMNS
+from rally_sim.replay import read_inputs, write_inputs
 from support.vehicles import vehicle, vehicle_file
-
-
-def write_inputs(path, scenario, extra=None):
-    names = ['t', 'steer', 'torque_fl', 'torque_fr', 'torque_rl', 'torque_rr']
-    with open(path, 'w', newline='') as stream:
-        writer = csv.writer(stream)
-        writer.writerow(names + list(extra or {}))
-        for k, t in enumerate(scenario.inputs.t):
-            row = [repr(float(t)), repr(float(scenario.inputs.steer[k]))]
-            row += [repr(float(v)) for v in scenario.inputs.drive[k]]
-            row += [v[k] for v in (extra or {}).values()]
-            writer.writerow(row)
 
 
 def replay(*args):
@@ -40,8 +29,12 @@ def read_output(path):
 
 def test_document_u_turn_replay_matches_the_library(tmp_path):
     scenario = document_scenario('u_turn')
-    inputs, output, plot = tmp_path / 'in.csv', tmp_path / 'out.csv', tmp_path / 'run.png'
-    write_inputs(inputs, scenario)
+    output, plot = tmp_path / 'out.csv', tmp_path / 'run.png'
+    written = subprocess.run([sys.executable, '-m', 'rally_sim.document_scenarios',
+                              str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert written.returncode == 0, written.stderr
+    assert '--initial-speed 10 ' in written.stdout
+    inputs = tmp_path / 'u_turn.csv'
     result = replay('--vehicle', vehicle_file('volvo_v40_document'), '--inputs', str(inputs),
                     '--output', str(output), '--initial-speed', '10', '--plot', str(plot))
     assert result.returncode == 0, result.stderr
@@ -59,18 +52,18 @@ def test_document_u_turn_replay_matches_the_library(tmp_path):
 
 
 def test_preset_name_overrides_and_brake_columns(tmp_path):
-    scenario = document_scenario('u_turn')
+    table = document_scenario('u_turn').inputs
+    table.brake[:, :2] = 500.0
+    table.handbrake[300:] = 0.5
     inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
-    n = len(scenario.inputs.t)
-    write_inputs(inputs, scenario, extra={'brake_fl': ['500'] * n, 'brake_fr': ['500'] * n,
-                                          'brake_rl': ['0'] * n, 'brake_rr': ['0'] * n,
-                                          'handbrake': ['0'] * n})
+    write_inputs(inputs, table)
     result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
                     str(output), '--initial-speed', '-3', '--set', 'dt=0.002')
     assert result.returncode == 0, result.stderr
     header, data = read_output(output)
     assert data[0, header.index('vx')] == -3.0
     assert np.all(np.isfinite(data))
+    assert np.array_equal(read_inputs(str(inputs)).handbrake, table.handbrake)   # round trip
 
 
 def test_clamped_values_are_reported(tmp_path):
@@ -108,7 +101,7 @@ def test_bad_inputs_exit_2_naming_the_problem(tmp_path, content, message):
 
 def test_bad_vehicle_override_exits_2(tmp_path):
     inputs = tmp_path / 'in.csv'
-    write_inputs(inputs, document_scenario('u_turn'))
+    write_inputs(inputs, document_scenario('u_turn').inputs)
     result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
                     str(tmp_path / 'out.csv'), '--set', 'tyres.front.mu=-1')
     assert result.returncode == 2
