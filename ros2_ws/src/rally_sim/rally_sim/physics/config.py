@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import yaml
 
+from .files import read_yaml
 from .integrators import INTEGRATORS
 from .model import ModelParams
 from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
@@ -176,14 +177,7 @@ def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
 
 def load_vehicle(path: str, overrides: Iterable[str] = ()) -> VehicleConfig:
     """Load and validate a vehicle file, then apply `key=value` overrides."""
-    try:
-        with open(path, encoding='utf-8') as stream:
-            tree = yaml.safe_load(stream)
-    except OSError as error:
-        raise ConfigError(f'cannot read vehicle file {path}: {error.strerror}') from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f'vehicle file {path} is not valid YAML: {error}') from None
-    config = from_mapping(tree, source=path)
+    config = from_mapping(read_yaml(path, 'vehicle file', ConfigError), source=path)
     return config.with_overrides(parse_overrides(overrides))
 
 

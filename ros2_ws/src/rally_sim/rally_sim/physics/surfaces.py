@@ -23,6 +23,7 @@ from typing import Dict, NamedTuple
 
 import numpy as np
 
+from .files import read_yaml
 from .jit import njit
 
 SURFACE_GRIP: Dict[str, float] = {
@@ -96,14 +97,7 @@ class Surface:
     @classmethod
     def load(cls, path: str) -> 'Surface':
         """Load a map_server-style YAML + image surface map."""
-        import yaml
-        try:
-            with open(path, encoding='utf-8') as stream:
-                spec = yaml.safe_load(stream)
-        except OSError as error:
-            raise SurfaceError(f'cannot read surface map {path}: {error.strerror}') from None
-        except yaml.YAMLError as error:
-            raise SurfaceError(f'surface map {path} is not valid YAML: {error}') from None
+        spec = read_yaml(path, 'surface map', SurfaceError)
         try:
             return cls(_grid_from_spec(spec, os.path.dirname(os.path.abspath(path))),
                        f'map {path}')
