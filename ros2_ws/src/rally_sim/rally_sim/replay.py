@@ -2,7 +2,8 @@
 Offline replay: timed inputs from a CSV file in, the trajectory CSV out.
 
     python -m rally_sim.replay --vehicle VEHICLE.yaml --inputs IN.csv \
-        --output OUT.csv [--initial-speed V] [--set key=value ...] [--plot OUT.png]
+        --output OUT.csv [--initial-speed V] [--set key=value ...] [--plot OUT.png] \
+    [--surface MAP.yaml|TYPE]
 
 IN.csv columns: t, steer [rad, bicycle-equivalent front angle], torque_fl,
 torque_fr, torque_rl, torque_rr [N m]; optional brake_fl .. brake_rr [N m]
@@ -22,7 +23,7 @@ from typing import List, Sequence
 import numpy as np
 
 from . import WHEELS
-from .physics import ConfigError, load_vehicle, Vehicle
+from .physics import ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
 from .physics.trajectory import InputTable, simulate, Trajectory
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
@@ -50,6 +51,13 @@ def vehicle_path(name: str) -> str:
         if os.path.exists(candidate):
             return os.path.normpath(candidate)
     return name
+
+
+def surface_from(text: str) -> Surface:
+    """Return a uniform surface for a surface type name, else load a map file."""
+    if text in SURFACE_GRIP:
+        return Surface.uniform(text)
+    return Surface.load(text)
 
 
 def read_inputs(path: str) -> InputTable:
@@ -125,6 +133,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help='initial forward speed [m/s], wheels free rolling; may be < 0')
     parser.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
                         help='override a vehicle key (dotted for nesting), e.g. dt=0.001')
+    parser.add_argument('--surface', default='tarmac_dry', metavar='MAP.yaml|TYPE',
+                        help='surface map (map_server-style YAML + image) or a surface '
+                             f'type for everywhere ({", ".join(SURFACE_GRIP)}); '
+                             'default tarmac_dry')
     parser.add_argument('--plot', metavar='OUT.png', help='also write a plot of the run')
     return parser.parse_args(argv)
 
@@ -135,7 +147,7 @@ def main(argv: List[str] = None) -> int:
     try:
         config = load_vehicle(vehicle_path(args.vehicle), args.set)
         inputs = read_inputs(args.inputs)
-        vehicle = Vehicle(config)
+        vehicle = Vehicle(config, surface_from(args.surface))
         vehicle.reset(vx=args.initial_speed)
     except (ConfigError, InputError, ValueError) as error:
         print(f'error: {error}', file=sys.stderr)

@@ -58,10 +58,14 @@ def test_preset_name_overrides_and_brake_columns(tmp_path):
     inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
     write_inputs(inputs, table)
     result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
-                    str(output), '--initial-speed', '-3', '--set', 'dt=0.002')
+                    str(output), '--initial-speed', '-3', '--set', 'dt=0.002',
+                    '--surface', 'gravel')
     assert result.returncode == 0, result.stderr
     header, data = read_output(output)
     assert data[0, header.index('vx')] == -3.0
+    bad = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output', str(output),
+                 '--surface', 'lava')
+    assert bad.returncode == 2 and 'cannot read surface map lava' in bad.stderr
     assert np.all(np.isfinite(data))
     assert np.array_equal(read_inputs(str(inputs)).handbrake, table.handbrake)   # round trip
 
