@@ -34,6 +34,8 @@ setup(
     description='Four-wheel combined-slip vehicle-dynamics simulator for ROS 2.',
     license='Apache-2.0',
     entry_points={
-        'console_scripts': [],
+        'console_scripts': [
+            'rally_sim_node = rally_sim.ros.node:main',
+        ],
     },
 )

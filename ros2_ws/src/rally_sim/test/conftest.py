@@ -10,3 +10,6 @@ import tempfile
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
 os.environ.setdefault('ROS_LOG_DIR', tempfile.mkdtemp(prefix='rally_sim_ros_log_'))
+# Fast acknowledgements (see support/fast_acks.xml), read when DDS starts.
+os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), 'support', 'fast_acks.xml')

@@ -209,20 +209,19 @@ def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
 def rollout(state: np.ndarray, steer: np.ndarray, steer_rate: np.ndarray, drive: np.ndarray,
             brake: np.ndarray, tyre_mu: np.ndarray, grid: GripGrid, dts: np.ndarray,
             substeps: np.ndarray, method: int, p: ModelParams, states_out: np.ndarray,
-            diag_out: np.ndarray, mu_out: np.ndarray) -> int:
+            diag_out: np.ndarray, mu_out: np.ndarray, matrix: np.ndarray, age: int) -> tuple:
     """
     Run step() over rows of inputs, recording the state and tyre state after each.
 
     Row k holds steer[k], steer_rate[k], drive[k], brake[k] for dts[k] in
     substeps[k] sub-steps, with each wheel's friction looked up on `grid` at
-    its contact point at the start of the row (mu_out[k]). Stops early at a
-    non-finite state and returns the number of rows done; `state` then holds
-    the last finite state.
+    its contact point at the start of the row (mu_out[k]). `matrix` and `age`
+    carry the implicit scheme's Jacobian as in step(). Stops early at a
+    non-finite state; returns (rows done, age), `state` holding the last
+    finite state.
     """
     diag = np.empty((DIAG_SIZE, 4))
     trial = state.copy()
-    matrix = np.empty((7, 7))
-    age = JACOBIAN_REFRESH_SUBSTEPS
     for k in range(len(dts)):
         xs, ys = contact_points(trial, p)
         mu = friction_at(grid, tyre_mu, xs, ys)
@@ -230,8 +229,8 @@ def rollout(state: np.ndarray, steer: np.ndarray, steer_rate: np.ndarray, drive:
         age = step(trial, steer[k], steer_rate[k], drive[k], brake[k], mu, dts[k], substeps[k],
                    method, p, diag, matrix, age)
         if not (np.all(np.isfinite(trial)) and np.all(np.isfinite(diag))):
-            return k
+            return k, JACOBIAN_REFRESH_SUBSTEPS
         state[:] = trial
         states_out[k] = trial
         diag_out[k] = diag
-    return len(dts)
+    return len(dts), age

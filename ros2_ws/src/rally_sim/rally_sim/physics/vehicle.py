@@ -15,7 +15,6 @@ import numpy as np
 
 from .config import VehicleConfig
 from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout
-from .integrators import step as kernel_step
 from .model import (
     contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE,
     SLIP_RATIO, STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
@@ -172,23 +171,21 @@ class Vehicle:
 
     def step(self, dt: float) -> None:
         """Advance by dt [s] with the held command; the state stays finite."""
+        self.advance(1, dt)
+
+    def advance(self, steps: int, dt: float):
+        """
+        Take `steps` fixed steps of dt [s] with the held command, in one compiled loop.
+
+        Returns the states (steps, STATE_SIZE) after each step. Raises
+        FloatingPointError at a non-finite state, keeping the last finite one.
+        """
         if not math.isfinite(dt) or dt <= 0.0:
             raise ValueError(f'step dt = {dt!r} must be a positive finite number of seconds')
-        self.friction = friction_at(self.surface.grid, self.tyre_mu,
-                                    *contact_points(self.state, self.params))
-        state = self.state.copy()
-        diag = np.empty_like(self.diag)
-        self._jacobian_age = kernel_step(
-            state, self._steer, self._steer_rate, self._drive, self._brake, self.friction, dt,
-            self.substeps_for(dt), self.method, self.params, diag, self._jacobian,
-            self._jacobian_age)
-        if not (np.all(np.isfinite(state)) and np.all(np.isfinite(diag))):
-            raise FloatingPointError(
-                f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
-                'the step was discarded (try a smaller dt or the implicit_euler integrator)')
-        self.state, self.diag = state, diag
-        self.step_count += 1
-        self.time_s += dt
+        ones = np.ones(steps)
+        return self._rollout(self._steer * ones, self._steer_rate * ones,
+                             np.tile(self._drive, (steps, 1)), np.tile(self._brake, (steps, 1)),
+                             dt * ones)[0]
 
     def run(self, steer, steer_rate, drive, brake, handbrake, dts):
         """
@@ -204,26 +201,34 @@ class Vehicle:
             raise ValueError('every step dt must be a positive finite number of seconds')
         steer, rate, drive, brake, notes = self.limit_commands(
             steer, steer_rate, drive, brake, handbrake)
+        states, diags = self._rollout(steer, rate, drive, brake, dts)
+        self._steer, self._steer_rate = steer[-1], rate[-1]
+        self._drive, self._brake = drive[-1], brake[-1]
+        return states, diags, notes
+
+    def _rollout(self, steer, rate, drive, brake, dts):
+        """Run the compiled loop over checked rows; commit what stayed finite."""
         substeps = np.array([self.substeps_for(dt) for dt in dts], dtype=np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
         diags = np.zeros((len(dts), DIAG_SIZE, 4))
         frictions = np.zeros((len(dts), 4))
         state = self.state.copy()
-        done = rollout(state, steer, rate, drive, brake, self.tyre_mu, self.surface.grid, dts,
-                       substeps, self.method, self.params, states, diags, frictions)
+        done, self._jacobian_age = rollout(
+            state, steer, rate, drive, brake, self.tyre_mu, self.surface.grid, dts, substeps,
+            self.method, self.params, states, diags, frictions, self._jacobian,
+            self._jacobian_age)
         self.state = state
         self.step_count += done
         self.time_s += float(np.sum(dts[:done]))
         if done:
             self.diag = diags[done - 1].copy()
             self.friction = frictions[done - 1].copy()
-            self._steer, self._steer_rate = steer[done - 1], rate[done - 1]
-            self._drive, self._brake = drive[done - 1], brake[done - 1]
         if done < len(dts):
             raise FloatingPointError(
                 f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
-                'the run stopped at the last finite state')
-        return states, diags, notes
+                'the step was discarded, the state is the last finite one (try a smaller '
+                'dt or the implicit_euler integrator)')
+        return states, diags
 
     # ---- outputs -----------------------------------------------------------
 
@@ -248,6 +253,13 @@ class Vehicle:
     def _update_diag(self) -> None:
         derivatives(self.state[VX:VX + 7].copy(), self.state[STEER], self._drive,
                     self.friction, self.params, self.diag)
+
+    def specific_force_m_s2(self):
+        """Return what an accelerometer at the CG reads in the body frame (x, y) [m/s^2]."""
+        z = self.state[VX:VX + 7].copy()
+        dz = derivatives(z, self.state[STEER], self._drive, self.friction, self.params,
+                         np.empty((DIAG_SIZE, 4)))
+        return dz[0] - z[1] * z[2], dz[1] + z[0] * z[2]
 
     def speed_m_s(self) -> float:
         """Return the magnitude of the CG velocity."""

@@ -19,12 +19,23 @@ def start_python(script: str, *args: str) -> subprocess.Popen:
         env=dict(os.environ))
 
 
+def start_module(module: str, *args: str) -> subprocess.Popen:
+    """Start `python -m module args...` in its own process with this environment."""
+    return subprocess.Popen(
+        [sys.executable, '-m', module, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ))
+
+
 def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:
     """
     Stop a process cleanly (SIGINT, then wait) and return its output.
 
-    A clean stop lets Fast DDS release its shared-memory segments.
+    A clean stop lets Fast DDS release its shared-memory segments. Stopping
+    twice returns the same output.
     """
+    if getattr(process, 'output', None) is not None:
+        return process.output
     if process.poll() is None:
         process.send_signal(signal.SIGINT)
         try:
@@ -33,7 +44,8 @@ def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:
             process.kill()
             process.wait()
     output, _ = process.communicate()
-    return output or ''
+    process.output = output or ''
+    return process.output
 
 
 def spin_until(node: Node, done: Callable[[], bool], timeout_s: float = 15.0,

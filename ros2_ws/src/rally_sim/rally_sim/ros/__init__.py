@@ -1,0 +1,1 @@
+"""The ROS 2 layer of rally_sim: parameters, message conversion, the node."""

@@ -1,0 +1,352 @@
+"""
+The rally_sim ROS 2 node: commands in, odometry, TF and per-wheel slip out.
+
+Physics advances in exact steps of dt = 1 / physics_rate_hz; simulated time
+is steps x dt (integer nanoseconds), whatever the wall clock does. Pacing
+only decides when steps are taken: in real time (scaled by real_time_factor,
+catching up missed steps), as fast as possible, or on the `step` service.
+Everything published is stamped with simulated time, and /clock carries it.
+
+Command stamps are not used for scheduling: a command takes effect at the
+next physics step after it is received (in lockstep: before the next `step`
+call is served), whatever its header stamp says.
+"""
+
+import math
+import sys
+import time
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from nav_msgs.msg import Odometry
+import numpy as np
+from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.srv import Step
+import rclpy
+from rclpy.clock import Clock, ClockType
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from rosgraph_msgs.msg import Clock as ClockMsg
+from sensor_msgs.msg import Imu, JointState
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from transforms3d.euler import quat2euler
+from visualization_msgs.msg import MarkerArray
+
+from . import conversions
+from .parameters import declare, ParameterError, refuse_or_accept
+from .. import WHEELS
+from ..physics import Command, CommandError, load_vehicle, Vehicle
+from ..physics.model import OMEGA, VX
+from ..replay import surface_from, vehicle_path
+from ..speed_control import SpeedController
+
+CONTROL_PERIOD_S = 0.01
+"""Commands, the watchdog and the speed controller are applied per this much sim time."""
+WARN_PERIOD_S = 2.0
+
+
+class SimulatorNode(Node):
+    """One simulated car, its inputs and outputs."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, load the vehicle, create the ROS interfaces."""
+        super().__init__('rally_sim', **kwargs)
+        self.settings = declare(self)
+        s = self.settings
+        try:
+            config = load_vehicle(vehicle_path(s['vehicle']))
+            self.vehicle = Vehicle(config, surface_from(s['surface']))
+        except ValueError as error:
+            raise ParameterError(f'{error}') from None
+        self.step_ns = round(1e9 / s['physics_rate_hz'])
+        self.dt = self.step_ns / 1e9
+        self.sim_steps = 0
+        self.publish_every = max(1, round(1.0 / (s['publish_rate_hz'] * self.dt)))
+        self.marker_every = (max(1, round(1.0 / (s['marker_rate_hz'] * self.dt)))
+                             if s['marker_rate_hz'] > 0 else 0)
+        self.control_steps = max(1, round(CONTROL_PERIOD_S / self.dt))
+        prefix = self.get_namespace().strip('/')
+        self.prefix = f'{prefix}/' if prefix else ''
+        self.odom_frame = s['odom_frame']
+        self.base_frame = s['base_frame']
+        self.wheel_frames = [f'{self.prefix}wheel_{w}' for w in WHEELS]
+        self.imu_frame = f'{self.prefix}imu_link'
+        self.spin_rad = np.zeros(4)
+        self.speed = SpeedController(
+            config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
+            self.vehicle.brake_limit)
+        self.counters = {'non_finite': 0, 'clamped': 0, 'overrun_steps': 0}
+        self._last_warn = {}
+        self._reset_commands()
+        self._place_initial()
+        self._make_interfaces()
+        self.add_on_set_parameters_callback(
+            lambda params: refuse_or_accept(params, self._apply_parameter))
+        self._wall_start = time.monotonic()
+        self._steps_at_start = 0
+        if s['pacing'] != 'lockstep':
+            period = (1.0 / s['publish_rate_hz']) / (
+                s['real_time_factor'] if s['pacing'] == 'realtime' else 1.0)
+            self.create_timer(min(period, 0.01) if s['pacing'] == 'fast' else period,
+                              self._tick, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self._publish_outputs(markers=True)
+        self.get_logger().info(
+            f"{config['name']} on {self.vehicle.surface.description}; physics "
+            f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
+            f"{s['pacing']}, command mode {s['command_mode']}")
+
+    # ---- set-up ------------------------------------------------------------
+
+    def _make_interfaces(self) -> None:
+        self.pub_odom = self.create_publisher(Odometry, 'odom', 10)
+        self.pub_tf = self.create_publisher(TFMessage, '/tf', 100)
+        static_qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos)
+        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', 10)
+        self.pub_joints = self.create_publisher(JointState, 'joint_states', 10)
+        self.pub_imu = self.create_publisher(Imu, 'imu', 10)
+        self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10)
+        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10)
+                          if self.settings['publish_clock'] else None)
+        self.create_subscription(AckermannDriveStamped, 'ackermann_cmd', self._on_ackermann, 10)
+        self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd', self._on_torque, 10)
+        self.create_subscription(PoseWithCovarianceStamped, '/initialpose', self._on_pose, 10)
+        self.create_service(Trigger, 'reset', self._on_reset)
+        self.create_service(Step, 'step', self._on_step)
+        self.pub_tf_static.publish(conversions.static_transforms(
+            self.vehicle, self._stamp(), self.base_frame, self.imu_frame))
+
+    def _place_initial(self) -> None:
+        s = self.settings
+        self.vehicle.reset(x=s['initial_x'], y=s['initial_y'], yaw=s['initial_yaw'],
+                           vx=s['initial_speed'])
+        self.spin_rad[:] = 0.0
+        self.speed.reset()
+        self._push_command()
+
+    def _reset_commands(self) -> None:
+        self.steer_rad = 0.0
+        self.steer_rate = 0.0
+        self.target_speed = 0.0
+        self.target_acceleration = 0.0
+        self.drive = np.zeros(4)
+        self.brake = np.zeros(4)
+        self.handbrake = 0.0
+        self.last_command_steps = self.sim_steps if hasattr(self, 'sim_steps') else 0
+        self.timed_out = False
+
+    # ---- parameters at run time -------------------------------------------
+
+    def _apply_parameter(self, name: str, value, dry_run: bool) -> None:
+        """Apply a live parameter; raise ValueError (before any change) if it cannot be."""
+        if name == 'surface':
+            surface = surface_from(value)
+            if not dry_run:
+                self.vehicle.surface = surface
+                self.get_logger().info(f'surface: {surface.description}')
+        elif not dry_run:
+            if name == 'real_time_factor':
+                self._wall_start = time.monotonic()
+                self._steps_at_start = self.sim_steps
+            self.settings[name] = value
+
+    # ---- inputs ------------------------------------------------------------
+
+    def _on_ackermann(self, msg: AckermannDriveStamped) -> None:
+        d = msg.drive
+        values = (d.steering_angle, d.steering_angle_velocity, d.speed, d.acceleration, d.jerk)
+        if not all(math.isfinite(v) for v in values):
+            self._drop('ackermann_cmd', values)
+            return
+        self.steer_rad, self.steer_rate = float(d.steering_angle), float(d.steering_angle_velocity)
+        self.target_speed, self.target_acceleration = float(d.speed), abs(float(d.acceleration))
+        self._command_received()
+
+    def _on_torque(self, msg: WheelTorqueCommand) -> None:
+        values = list(msg.drive_torque) + list(msg.brake_torque) + [msg.handbrake]
+        if not all(math.isfinite(v) for v in values):
+            self._drop('wheel_torque_cmd', values)
+            return
+        if self.settings['command_mode'] == 'speed':
+            self._warn('ignored', 'wheel_torque_cmd ignored: command_mode is speed')
+            return
+        self.drive = np.array(msg.drive_torque, dtype=float)
+        self.brake = np.array(msg.brake_torque, dtype=float)
+        self.handbrake = float(msg.handbrake)
+        self._command_received()
+
+    def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        p = msg.pose.pose
+        q = p.orientation
+        values = (p.position.x, p.position.y, q.w, q.x, q.y, q.z)
+        if not all(math.isfinite(v) for v in values) or q.w == q.x == q.y == q.z == 0.0:
+            self._drop('/initialpose', values)
+            return
+        yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
+        self.vehicle.reset(x=p.position.x, y=p.position.y, yaw=yaw)
+        self.speed.reset()
+        self._push_command()
+        self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
+                               f'yaw={yaw:.3f}, at rest')
+        self._publish_outputs(markers=True)
+
+    def _command_received(self) -> None:
+        self.last_command_steps = self.sim_steps
+        if self.timed_out:
+            self.timed_out = False
+            self.get_logger().info('commands resumed')
+        self._push_command()
+
+    def _drop(self, topic: str, values) -> None:
+        self.counters['non_finite'] += 1
+        self._warn('non_finite', f'dropped a {topic} message with a non-finite value '
+                   f'({self.counters["non_finite"]} dropped so far): {list(values)}')
+
+    def _warn(self, key: str, text: str) -> None:
+        """Log a warning at most once per WARN_PERIOD_S for each key."""
+        now = time.monotonic()
+        if now - self._last_warn.get(key, -math.inf) >= WARN_PERIOD_S:
+            self._last_warn[key] = now
+            self.get_logger().warning(text)
+
+    def _push_command(self) -> None:
+        """Give the vehicle the command in force (watchdog and speed mode applied)."""
+        if self.timed_out:
+            brake = np.full(4, self.settings['timeout_brake_torque_n_m'])
+            command = Command(self.steer_rad, self.steer_rate, np.zeros(4), brake, 0.0)
+        elif self.settings['command_mode'] == 'speed':
+            drive, brake = self.speed.torques(self.target_speed, self.target_acceleration,
+                                              float(self.vehicle.state[VX]),
+                                              self.control_steps * self.dt)
+            command = Command(self.steer_rad, self.steer_rate, drive, brake, 0.0)
+        else:
+            command = Command(self.steer_rad, self.steer_rate, self.drive, self.brake,
+                              self.handbrake)
+        try:
+            notes = self.vehicle.set_command(command)
+        except CommandError as error:     # cannot happen after the checks above
+            self._warn('command', f'command rejected: {error}')
+            return
+        if notes:
+            self.counters['clamped'] += 1
+            self._warn('clamped', 'command clamped to the vehicle limits: ' + '; '.join(notes))
+
+    # ---- stepping ----------------------------------------------------------
+
+    def advance(self, steps: int) -> None:
+        """Take `steps` physics steps, re-applying commands every control period."""
+        while steps > 0:
+            timeout = self.settings['command_timeout_s']
+            if (timeout > 0.0 and not self.timed_out
+                    and (self.sim_steps - self.last_command_steps) * self.dt >= timeout):
+                self.timed_out = True
+                self.get_logger().warning(
+                    f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
+            self._push_command()
+            chunk = min(steps, self.control_steps - self.sim_steps % self.control_steps)
+            try:
+                states = self.vehicle.advance(chunk, self.dt)
+            except FloatingPointError as error:
+                self.get_logger().error(f'{error}; resetting to the initial state')
+                self._place_initial()
+                return
+            self.spin_rad += self.dt * states[:, OMEGA:OMEGA + 4].sum(axis=0)
+            self.spin_rad = np.mod(self.spin_rad + math.pi, 2 * math.pi) - math.pi
+            before = self.sim_steps
+            self.sim_steps += chunk
+            steps -= chunk
+            if self.sim_steps // self.publish_every != before // self.publish_every:
+                markers = bool(self.marker_every) and (
+                    self.sim_steps // self.marker_every != before // self.marker_every)
+                self._publish_outputs(markers)
+
+    def _tick(self) -> None:
+        """Timer: take the steps that wall-clock pacing says are due."""
+        s = self.settings
+        if s['pacing'] == 'fast':
+            self.advance(self.publish_every)
+            return
+        due = self._steps_at_start + math.floor(
+            (time.monotonic() - self._wall_start) * s['real_time_factor'] / self.dt)
+        missing = due - self.sim_steps
+        limit = max(1, round(s['max_catch_up_s'] / self.dt))
+        if missing > limit:
+            self.counters['overrun_steps'] += missing - limit
+            self._warn('overrun', f'cannot keep up with real time x{s["real_time_factor"]:g}: '
+                       f'{self.counters["overrun_steps"] * self.dt:.3f} s of simulated time '
+                       'dropped so far')
+            self._wall_start = time.monotonic()
+            self._steps_at_start = self.sim_steps + limit
+            missing = limit
+        if missing > 0:
+            self.advance(missing)
+
+    # ---- services ----------------------------------------------------------
+
+    def _on_reset(self, request, response):
+        self._reset_commands()
+        self._place_initial()
+        self._publish_outputs(markers=True)
+        response.success = True
+        response.message = 'reset to the initial state'
+        return response
+
+    def _on_step(self, request, response):
+        if self.settings['pacing'] != 'lockstep':
+            response.success = False
+            pacing = self.settings['pacing']
+            response.message = f'step is served in lockstep pacing only (pacing is {pacing})'
+
+        else:
+            self.advance(int(request.steps))
+            response.success = True
+            response.message = ''
+            self._publish_outputs(markers=False)
+        response.sim_time = self._stamp()
+        response.step_count = self.sim_steps
+        return response
+
+    # ---- outputs -----------------------------------------------------------
+
+    def _stamp(self):
+        return conversions.stamp(self.sim_steps * self.step_ns)
+
+    def _publish_outputs(self, markers: bool) -> None:
+        now = self._stamp()
+        v = self.vehicle
+        if self.pub_clock is not None:
+            self.pub_clock.publish(ClockMsg(clock=now))
+        self.pub_odom.publish(conversions.odometry(v, now, self.odom_frame, self.base_frame))
+        self.pub_tf.publish(conversions.transforms(v, now, self.spin_rad, self.odom_frame,
+                                                   self.base_frame, self.wheel_frames))
+        self.pub_slip.publish(conversions.wheel_slip(v, now, self.base_frame))
+        self.pub_joints.publish(conversions.joint_states(v, now, self.spin_rad, self.prefix))
+        self.pub_imu.publish(conversions.imu(v, now, self.imu_frame))
+        if markers:
+            self.pub_markers.publish(conversions.markers(v, now, self.base_frame,
+                                                         self.wheel_frames))
+
+
+def main(args=None) -> int:
+    """Run the node until Ctrl-C; exit 2 on a bad parameter."""
+    rclpy.init(args=args)
+    try:
+        node = SimulatorNode()
+    except ParameterError as error:
+        print(f'rally_sim_node: error: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

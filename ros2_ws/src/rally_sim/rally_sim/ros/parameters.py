@@ -1,0 +1,111 @@
+"""
+The simulator node's parameters, declared once with types, ranges and meanings.
+
+Each is declared on the node with a description and, for numbers, a range
+that rclpy enforces; choices and file names are checked here. A bad value at
+start-up raises ParameterError naming it; at run time the node refuses it
+with the same reason and changes nothing.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+
+
+class ParameterError(ValueError):
+    """A parameter value that cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One parameter: default, range or choices, meaning, and whether it may change live."""
+
+    default: Any
+    description: str
+    low: Optional[float] = None
+    high: Optional[float] = None
+    choices: Tuple[str, ...] = ()
+    live: bool = False
+
+
+SPECS: Dict[str, Spec] = {
+    'vehicle': Spec('volvo_v40', 'vehicle file (YAML) or preset name: volvo_v40, '
+                    'volvo_v40_document, rwd_gravel'),
+    'surface': Spec('tarmac_dry', 'surface type everywhere (tarmac_dry, tarmac_wet, gravel, '
+                    'dirt, mud, grass, snow, ice) or a surface map YAML', live=True),
+    'physics_rate_hz': Spec(1000.0, 'fixed physics steps per simulated second', 10.0, 10000.0),
+    'publish_rate_hz': Spec(100.0, 'outputs per simulated second', 1.0, 1000.0),
+    'marker_rate_hz': Spec(20.0, 'markers per simulated second, 0: none', 0.0, 200.0),
+    'pacing': Spec('realtime', 'realtime (scaled by real_time_factor), fast (as fast as '
+                   'possible) or lockstep (steps only on the step service)',
+                   choices=('realtime', 'fast', 'lockstep')),
+    'real_time_factor': Spec(1.0, 'simulated seconds per wall second in realtime pacing',
+                             0.01, 100.0, live=True),
+    'max_catch_up_s': Spec(0.1, 'largest backlog of simulated time caught up at once in '
+                           'realtime pacing; beyond it time is dropped and reported',
+                           0.001, 10.0),
+    'publish_clock': Spec(True, 'publish /clock (simulated time) for use_sim_time nodes'),
+    'command_mode': Spec('torque', 'torque: drive and brakes from wheel_torque_cmd; speed: '
+                         'from ackermann_cmd speed through a speed controller',
+                         choices=('torque', 'speed'), live=True),
+    'command_timeout_s': Spec(0.5, 'simulated seconds without a command before the '
+                              'watchdog cuts drive and brakes, 0: never', 0.0, 3600.0,
+                              live=True),
+    'timeout_brake_torque_n_m': Spec(1000.0, 'brake torque per wheel applied by the watchdog',
+                                     0.0, 100000.0, live=True),
+    'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105)'),
+    'base_frame': Spec('base_link', 'vehicle frame, at the CG projected to the ground'),
+    'initial_x': Spec(0.0, 'initial x in odom [m]', -1.0e6, 1.0e6),
+    'initial_y': Spec(0.0, 'initial y in odom [m]', -1.0e6, 1.0e6),
+    'initial_yaw': Spec(0.0, 'initial yaw in odom [rad]', -10.0, 10.0),
+    'initial_speed': Spec(0.0, 'initial forward speed [m/s], wheels rolling', -100.0, 100.0),
+}
+
+
+def declare(node: Node) -> Dict[str, Any]:
+    """Declare every parameter on `node`; return their checked values."""
+    values = {}
+    for name, spec in SPECS.items():
+        descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
+        if spec.low is not None:
+            descriptor.floating_point_range = [FloatingPointRange(
+                from_value=spec.low, to_value=spec.high, step=0.0)]
+        if spec.choices:
+            descriptor.additional_constraints = f'one of: {", ".join(spec.choices)}'
+        try:
+            values[name] = node.declare_parameter(name, spec.default, descriptor).value
+        except Exception as error:  # rclpy's range and type errors
+            raise ParameterError(f"parameter '{name}': {error}") from None
+        reason = check(name, values[name])
+        if reason:
+            raise ParameterError(reason)
+    return values
+
+
+def check(name: str, value: Any) -> Optional[str]:
+    """Return why `value` is not allowed for `name`, or None."""
+    spec = SPECS[name]
+    if spec.choices and value not in spec.choices:
+        return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
+    return None
+
+
+def refuse_or_accept(parameters, apply) -> SetParametersResult:
+    """Check a run-time change; apply it only if every value is allowed."""
+    for parameter in parameters:
+        if parameter.name not in SPECS:
+            continue
+        reason = check(parameter.name, parameter.value)
+        if reason is None:
+            try:
+                apply(parameter.name, parameter.value, dry_run=True)
+            except ValueError as error:
+                reason = f"parameter '{parameter.name}': {error}"
+        if reason:
+            return SetParametersResult(successful=False, reason=reason)
+    for parameter in parameters:
+        if parameter.name in SPECS:
+            apply(parameter.name, parameter.value, dry_run=False)
+    return SetParametersResult(successful=True)

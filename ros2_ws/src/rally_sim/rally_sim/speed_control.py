@@ -1,0 +1,67 @@
+"""
+Speed mode: turn a commanded speed into drive and brake torques.
+
+Path followers often send only AckermannDrive speed (and acceleration). This
+PI controller on the body speed asks for a longitudinal force, which becomes
+drive torque on the driven wheels when it pushes the way the car should go,
+and brake torque (60 % front, 40 % rear) when it must slow the car; at a
+standstill with zero speed asked, the brakes hold the car. ROS-free.
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+FRONT_BRAKE_SHARE = 0.6
+DEFAULT_ACCELERATION_M_S2 = 4.0
+HOLD_SPEED_M_S = 0.05
+
+
+@dataclass
+class SpeedController:
+    """PI speed controller for one car."""
+
+    mass_kg: float
+    wheel_radius_m: float
+    drive_limit_n_m: np.ndarray        # per wheel, fl fr rl rr; 0 for undriven wheels
+    brake_limit_n_m: np.ndarray
+    kp_per_s: float = 2.0
+    ki_per_s2: float = 0.5
+    integral_m: float = 0.0
+
+    def reset(self) -> None:
+        """Forget the integral term."""
+        self.integral_m = 0.0
+
+    def torques(self, target_m_s: float, acceleration_m_s2: float, speed_m_s: float,
+                dt: float):
+        """
+        Return (drive, brake) torques per wheel [N m] for the next dt seconds.
+
+        acceleration_m_s2: the command's limit on |acceleration| (0: default).
+        """
+        limit = acceleration_m_s2 if acceleration_m_s2 > 0.0 else DEFAULT_ACCELERATION_M_S2
+        error = target_m_s - speed_m_s
+        self.integral_m = min(max(self.integral_m + error * dt, -2.0), 2.0)
+        wanted = self.kp_per_s * error + self.ki_per_s2 * self.integral_m
+        wanted = min(max(wanted, -limit), limit)
+        force = self.mass_kg * wanted
+        drive, brake = np.zeros(4), np.zeros(4)
+        stopping = abs(target_m_s) < 1e-3
+        if stopping and abs(speed_m_s) < HOLD_SPEED_M_S:
+            self.integral_m = 0.0
+            return drive, 0.5 * self.brake_limit_n_m
+        # The way the car should go: the target's, or (stopping) the way it rolls.
+        direction = math.copysign(1.0, speed_m_s if stopping else target_m_s)
+        if force * direction > 0.0:
+            driven = self.drive_limit_n_m > 0.0
+            torque = force * self.wheel_radius_m / max(1, int(np.count_nonzero(driven)))
+            drive[driven] = np.clip(torque, -self.drive_limit_n_m[driven],
+                                    self.drive_limit_n_m[driven])
+        else:
+            total = abs(force) * self.wheel_radius_m
+            shares = np.array([FRONT_BRAKE_SHARE, FRONT_BRAKE_SHARE,
+                               1.0 - FRONT_BRAKE_SHARE, 1.0 - FRONT_BRAKE_SHARE]) / 2.0
+            brake = np.minimum(total * shares, self.brake_limit_n_m)
+        return drive, brake

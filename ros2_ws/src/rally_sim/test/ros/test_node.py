@@ -1,0 +1,260 @@
+"""The simulator node over real DDS, in its own process."""
+
+import math
+import time
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from nav_msgs.msg import Odometry
+import pytest
+from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_srvs.srv import Trigger
+from support import ros_process
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+LOCKSTEP = {'pacing': 'lockstep'}
+
+
+class Latest:
+    """Keep every message of a topic; `last` is the newest."""
+
+    def __init__(self, client, msg_type, topic):
+        """Subscribe on the client's node."""
+        self.messages = []
+        client.node.create_subscription(msg_type, topic, self.messages.append, 100)
+
+    @property
+    def last(self):
+        """Return the newest message."""
+        return self.messages[-1]
+
+
+def torque(drive=(0.0, 0.0, 0.0, 0.0), brake=(0.0, 0.0, 0.0, 0.0), handbrake=0.0):
+    msg = WheelTorqueCommand()
+    msg.drive_torque, msg.brake_torque, msg.handbrake = list(drive), list(brake), handbrake
+    return msg
+
+
+def ackermann(steer=0.0, speed=0.0, rate=0.0):
+    msg = AckermannDriveStamped()
+    msg.drive.steering_angle = steer
+    msg.drive.steering_angle_velocity = rate
+    msg.drive.speed = speed
+    return msg
+
+
+def at(client, latest, response):
+    """Return the message of `latest` stamped with the step response's sim time."""
+    wanted = (response.sim_time.sec, response.sim_time.nanosec)
+
+    def find():
+        for msg in reversed(latest.messages):
+            if (msg.header.stamp.sec, msg.header.stamp.nanosec) == wanted:
+                return msg
+        return None
+    assert client.spin_until(lambda: find() is not None), f'no message stamped {wanted}'
+    return find()
+
+
+def yaw_of(q):
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def test_outputs_appear_at_their_rates_with_consistent_tf(simulator):
+    client = simulator(initial_speed=5.0, command_timeout_s=0.0)
+    topics = {'odom': Odometry, '/tf': TFMessage, 'wheel_slip': WheelSlip,
+              'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock}
+    streams = {topic: Latest(client, msg_type, topic) for topic, msg_type in topics.items()}
+    assert client.spin_until(lambda: all(s.messages for s in streams.values()))
+    counts = {topic: len(s.messages) for topic, s in streams.items()}
+    start = time.monotonic()
+    client.spin_until(lambda: time.monotonic() - start > 3.0, timeout_s=4.0)
+    elapsed = time.monotonic() - start
+    rates = {topic: (len(s.messages) - counts[topic]) / elapsed for topic, s in streams.items()}
+    for topic in ('odom', '/tf', 'wheel_slip', 'joint_states', 'imu', '/clock'):
+        assert rates[topic] == pytest.approx(100.0, rel=0.2), (topic, rates)
+    assert rates['markers'] == pytest.approx(20.0, rel=0.25)
+    # Simulated time advances at the physics step and agrees with the stamps.
+    odom = streams['odom'].last
+    assert odom.header.frame_id == 'odom' and odom.child_frame_id == 'base_link'
+    assert odom.header.stamp.nanosec % 1_000_000 == 0
+    # TF odom -> base_link carries the odometry pose at the same stamp.
+    by_stamp = {(m.header.stamp.sec, m.header.stamp.nanosec): m
+                for m in streams['odom'].messages}
+    checked = 0
+    for tf in streams['/tf'].messages[-50:]:
+        base = tf.transforms[0]
+        key = (base.header.stamp.sec, base.header.stamp.nanosec)
+        if key in by_stamp:
+            pose = by_stamp[key].pose.pose
+            assert (base.header.frame_id, base.child_frame_id) == ('odom', 'base_link')
+            assert base.transform.translation.x == pose.position.x
+            assert base.transform.translation.y == pose.position.y
+            assert base.transform.rotation == pose.orientation
+            checked += 1
+        assert [t.child_frame_id for t in tf.transforms[1:]] == [
+            'wheel_fl', 'wheel_fr', 'wheel_rl', 'wheel_rr']
+    assert checked > 20
+    slip = streams['wheel_slip'].last
+    assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']
+    assert sum(slip.normal_load) == pytest.approx(1600.0 * 9.82)
+    assert odom.twist.twist.linear.x > 4.0              # rolling on from 5 m/s
+
+
+def test_steering_and_torque_move_the_car_as_expected(simulator):
+    client = simulator(pacing='lockstep', command_timeout_s=0.0)
+    odom = Latest(client, Odometry, 'odom')
+    torque_pub = client.node.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+    steer_pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    client.publish_acked(torque_pub, torque(drive=(0.0, 0.0, 600.0, 600.0)))
+    client.publish_acked(steer_pub, ackermann(steer=0.3))
+    response = client.step(3000)
+    assert response.success and response.step_count == 3000
+    assert (response.sim_time.sec, response.sim_time.nanosec) == (3, 0)
+    last = at(client, odom, response)
+    assert last.twist.twist.linear.x > 4.0              # forwards
+    assert last.twist.twist.angular.z > 0.3             # turning left
+    assert last.pose.pose.position.y > 0.5
+
+
+def test_speed_mode_reaches_and_holds_the_commanded_speed(simulator):
+    client = simulator(pacing='lockstep', command_mode='speed', command_timeout_s=0.0)
+    odom = Latest(client, Odometry, 'odom')
+    pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    client.publish_acked(pub, ackermann(speed=8.0))
+    client.step(8000)
+    speeds = []
+    for _ in range(20):
+        speeds.append(at(client, odom, client.step(100)).twist.twist.linear.x)
+    assert speeds == pytest.approx([8.0] * 20, abs=0.25)
+    client.publish_acked(pub, ackermann(speed=0.0))       # and stops again
+    assert abs(at(client, odom, client.step(8000)).twist.twist.linear.x) < 0.05
+
+
+def test_watchdog_brakes_and_recovers(simulator):
+    client = simulator(pacing='lockstep', command_timeout_s=0.5,
+                       timeout_brake_torque_n_m=1500.0)
+    odom = Latest(client, Odometry, 'odom')
+    pub = client.node.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+    client.publish_acked(pub, torque(drive=(0.0, 0.0, 800.0, 800.0)))
+    assert at(client, odom, client.step(400)).twist.twist.linear.x > 1.0
+    stopped = at(client, odom, client.step(4000))       # no command for 4 s
+    assert abs(stopped.twist.twist.linear.x) < 0.01
+    client.publish_acked(pub, torque(drive=(0.0, 0.0, 800.0, 800.0)))
+    assert at(client, odom, client.step(400)).twist.twist.linear.x > 1.0
+    output = ros_process.stop(client.process)
+    assert output.count('no command for 0.5 s') == 1 and 'commands resumed' in output
+
+
+def test_teleport_and_reset(simulator):
+    client = simulator(pacing='lockstep', initial_x=1.0, initial_speed=3.0)
+    odom = Latest(client, Odometry, 'odom')
+    pose_pub = client.node.create_publisher(PoseWithCovarianceStamped, '/initialpose', 10)
+    pose = PoseWithCovarianceStamped()
+    pose.pose.pose.position.x, pose.pose.pose.position.y = 20.0, -7.0
+    pose.pose.pose.orientation.z, pose.pose.pose.orientation.w = math.sin(0.5), math.cos(0.5)
+    client.publish_acked(pose_pub, pose)
+    last = at(client, odom, client.step(0))
+    assert last.pose.pose.position.x == pytest.approx(20.0, abs=1e-6)
+    assert last.pose.pose.position.y == pytest.approx(-7.0, abs=1e-6)
+    assert yaw_of(last.pose.pose.orientation) == pytest.approx(1.0)
+    assert last.twist.twist.linear.x == 0.0
+    reset = client.node.create_client(Trigger, 'reset')
+    assert client.call(reset, Trigger.Request()).success
+    last = at(client, odom, client.step(1))
+    assert last.pose.pose.position.x == pytest.approx(1.0 + 3.0 * 0.001, abs=1e-3)
+    assert last.twist.twist.linear.x == pytest.approx(3.0, abs=0.01)
+
+
+def run_lockstep_drive(simulator):
+    client = simulator(pacing='lockstep', command_timeout_s=0.0)
+    odom = Latest(client, Odometry, 'odom')
+    torque_pub = client.node.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+    steer_pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    for k, steer in enumerate((0.0, 0.25, -0.2, 0.1)):
+        client.publish_acked(steer_pub, ackermann(steer=steer))
+        client.publish_acked(torque_pub, torque(drive=(0.0, 0.0, 900.0 - 300 * k,
+                                                       900.0 - 300 * k)))
+        response = client.step(700)
+    last = at(client, odom, response)
+    ros_process.stop(client.process)        # one simulator on the domain at a time
+    return (last.pose.pose.position.x, last.pose.pose.position.y, last.twist.twist.linear.x,
+            last.twist.twist.angular.z)
+
+
+def test_lockstep_is_deterministic(simulator):
+    first = run_lockstep_drive(simulator)
+    second = run_lockstep_drive(simulator)
+    assert first == second                               # bit for bit
+    assert first[0] > 5.0
+
+
+def test_step_is_refused_outside_lockstep(simulator):
+    client = simulator()
+    response = client.step(10)
+    assert not response.success and 'lockstep' in response.message
+
+
+def test_non_finite_and_random_commands_never_break_it(simulator):
+    import random
+    client = simulator(**LOCKSTEP)
+    slip = Latest(client, WheelSlip, 'wheel_slip')
+    torque_pub = client.node.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+    steer_pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    client.publish_acked(steer_pub, ackermann(steer=float('nan')))
+    client.publish_acked(torque_pub, torque(drive=(0.0, float('inf'), 0.0, 0.0)))
+    rng = random.Random(7)
+    values = [0.0, -1.0, 1e9, -1e30, float('nan'), float('inf'), -float('inf'), 3.5, 1e-300]
+    for _ in range(200):
+        torque_pub.publish(torque(drive=[rng.choice(values) for _ in range(4)],
+                                  brake=[rng.choice(values) for _ in range(4)],
+                                  handbrake=rng.choice(values)))
+        steer_pub.publish(ackermann(steer=rng.choice(values), speed=rng.choice(values),
+                                    rate=rng.choice(values)))
+        response = client.step(5)
+    last = at(client, slip, response)
+    assert all(math.isfinite(v) for v in list(last.wheel_angular_speed) + list(last.normal_load))
+    output = ros_process.stop(client.process)
+    assert 'non-finite value' in output
+    assert 'clamped to the vehicle limits' in output
+
+
+@pytest.mark.parametrize('name, value, message', [
+    ('physics_rate_hz', 5.0, 'physics_rate_hz'),
+    ('pacing', 'warp', "'pacing' = 'warp' must be one of"),
+    ('vehicle', 'no_such_car', 'cannot read vehicle file no_such_car'),
+])
+def test_bad_parameter_at_start_is_an_error_naming_it(simulator, name, value, message):
+    client = simulator(**{name: value})
+    assert client.process.wait(timeout=30) == 2
+    assert message in ros_process.stop(client.process)
+
+
+def test_bad_parameter_at_run_time_is_refused_and_changes_nothing(simulator):
+    client = simulator(**LOCKSTEP)
+    slip = Latest(client, WheelSlip, 'wheel_slip')
+    setter = client.node.create_client(SetParameters, 'rally_sim/set_parameters')
+
+    def set_parameter(name, value):
+        value_msg = (ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value)
+                     if isinstance(value, str) else
+                     ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value))
+        request = SetParameters.Request(parameters=[Parameter(name=name, value=value_msg)])
+        return client.call(setter, request).results[0]
+
+    refused = set_parameter('surface', 'lava')
+    assert not refused.successful and 'cannot read surface map lava' in refused.reason
+    refused = set_parameter('real_time_factor', 1000.0)
+    assert not refused.successful
+    refused = set_parameter('physics_rate_hz', 50.0)
+    assert not refused.successful and 'read-only' in refused.reason
+    assert list(at(client, slip, client.step(1)).friction_coefficient) == pytest.approx(
+        [1.1] * 4)
+    assert set_parameter('surface', 'ice').successful
+    assert list(at(client, slip, client.step(1)).friction_coefficient) == pytest.approx(
+        [1.1 * 0.15] * 4)
