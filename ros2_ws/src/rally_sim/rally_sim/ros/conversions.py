@@ -15,7 +15,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from .. import WHEELS
 from ..physics import Vehicle
-from ..physics.model import STEER, VX, VY, X, Y, YAW, YAW_RATE
+from ..physics.model import VX, VY, X, Y, YAW, YAW_RATE
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -197,7 +197,3 @@ def markers(vehicle: Vehicle, now: Time, base_frame: str, wheel_frames: Sequence
         _slip_colour(arrow, float(np.hypot(w.slip_ratio[i], math.tan(w.slip_angle_rad[i]))))
     return out
 
-
-def steer_of(vehicle: Vehicle) -> float:
-    """Return the actual bicycle steer angle [rad]."""
-    return float(vehicle.state[STEER])

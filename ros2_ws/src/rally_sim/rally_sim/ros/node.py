@@ -298,7 +298,6 @@ class SimulatorNode(Node):
             response.success = False
             pacing = self.settings['pacing']
             response.message = f'step is served in lockstep pacing only (pacing is {pacing})'
-
         else:
             self.advance(int(request.steps))
             response.success = True
