@@ -26,7 +26,7 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
         ('share/' + PACKAGE, ['package.xml']),
-    ] + share_tree('launch') + share_tree('config'),
+    ] + share_tree('launch') + share_tree('config') + share_tree('urdf') + share_tree('rviz'),
     install_requires=['setuptools'],
     zip_safe=True,
     maintainer='rally_sim developers',

@@ -70,7 +70,13 @@ def _transform(now: Time, parent: str, child: str, x: float, y: float, z: float,
 
 def transforms(vehicle: Vehicle, now: Time, spin_rad: Sequence[float], odom_frame: str,
                base_frame: str, wheel_frames: Sequence[str]) -> TFMessage:
-    """Return odom -> base_link and base_link -> each wheel (steer, then spin)."""
+    """
+    Return odom -> base_link and the wheel frames, as the URDF's joints chain them.
+
+    Front wheels: base_link -> <wheel>_steer (steer about z) -> <wheel> (spin
+    about y); rear wheels: base_link -> <wheel> (spin). Wheel centres are at
+    the wheel radius above the ground.
+    """
     s = vehicle.state
     steer = vehicle.wheels().steer_rad
     radius = vehicle.params.wheel_radius_m
@@ -78,8 +84,16 @@ def transforms(vehicle: Vehicle, now: Time, spin_rad: Sequence[float], odom_fram
     msg.transforms.append(_transform(now, odom_frame, base_frame, s[X], s[Y], 0.0,
                                      yaw=float(s[YAW])))
     for i, (x, y) in enumerate(wheel_offsets(vehicle)):
-        msg.transforms.append(_transform(now, base_frame, wheel_frames[i], x, y, radius,
-                                         pitch=float(spin_rad[i]), yaw=float(steer[i])))
+        spin = float(spin_rad[i])
+        if i < 2:
+            steer_frame = wheel_frames[i] + '_steer'
+            msg.transforms.append(_transform(now, base_frame, steer_frame, x, y, radius,
+                                             yaw=float(steer[i])))
+            msg.transforms.append(_transform(now, steer_frame, wheel_frames[i], 0.0, 0.0, 0.0,
+                                             pitch=spin))
+        else:
+            msg.transforms.append(_transform(now, base_frame, wheel_frames[i], x, y, radius,
+                                             pitch=spin))
     return msg
 
 
@@ -196,4 +210,3 @@ def markers(vehicle: Vehicle, now: Time, base_frame: str, wheel_frames: Sequence
         arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.06, 0.12, 0.12
         _slip_colour(arrow, float(np.hypot(w.slip_ratio[i], math.tan(w.slip_angle_rad[i]))))
     return out
-

@@ -69,8 +69,8 @@ class SimulatorNode(Node):
         self.control_steps = max(1, round(CONTROL_PERIOD_S / self.dt))
         prefix = self.get_namespace().strip('/')
         self.prefix = f'{prefix}/' if prefix else ''
-        self.odom_frame = s['odom_frame']
-        self.base_frame = s['base_frame']
+        self.odom_frame = self.prefix + s['odom_frame']
+        self.base_frame = self.prefix + s['base_frame']
         self.wheel_frames = [f'{self.prefix}wheel_{w}' for w in WHEELS]
         self.imu_frame = f'{self.prefix}imu_link'
         self.spin_rad = np.zeros(4)

@@ -55,7 +55,8 @@ SPECS: Dict[str, Spec] = {
                               live=True),
     'timeout_brake_torque_n_m': Spec(1000.0, 'brake torque per wheel applied by the watchdog',
                                      0.0, 100000.0, live=True),
-    'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105)'),
+    'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105); in a namespace NS, '
+                       'every frame is prefixed NS/'),
     'base_frame': Spec('base_link', 'vehicle frame, at the CG projected to the ground'),
     'initial_x': Spec(0.0, 'initial x in odom [m]', -1.0e6, 1.0e6),
     'initial_y': Spec(0.0, 'initial y in odom [m]', -1.0e6, 1.0e6),

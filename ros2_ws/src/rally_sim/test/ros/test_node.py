@@ -97,8 +97,10 @@ def test_outputs_appear_at_their_rates_with_consistent_tf(simulator):
             assert base.transform.translation.y == pose.position.y
             assert base.transform.rotation == pose.orientation
             checked += 1
-        assert [t.child_frame_id for t in tf.transforms[1:]] == [
-            'wheel_fl', 'wheel_fr', 'wheel_rl', 'wheel_rr']
+        assert [(t.header.frame_id, t.child_frame_id) for t in tf.transforms[1:]] == [
+            ('base_link', 'wheel_fl_steer'), ('wheel_fl_steer', 'wheel_fl'),
+            ('base_link', 'wheel_fr_steer'), ('wheel_fr_steer', 'wheel_fr'),
+            ('base_link', 'wheel_rl'), ('base_link', 'wheel_rr')]
     assert checked > 20
     slip = streams['wheel_slip'].last
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']

@@ -1,0 +1,66 @@
+"""Launch files, URDF and RViz configuration: correct by construction, checked here."""
+
+import importlib.util
+import os
+import py_compile
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from rally_sim.ros.conversions import joint_names
+import yaml
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAUNCH_FILES = ['rally_sim.launch.py', 'two_cars.launch.py']
+
+
+@pytest.mark.parametrize('name', LAUNCH_FILES)
+def test_launch_files_compile(name):
+    py_compile.compile(os.path.join(PACKAGE, 'launch', name), doraise=True)
+
+
+@pytest.mark.skipif(importlib.util.find_spec('launch_ros') is None,
+                    reason='launch_ros is not published on PyPI; it cannot exist on these '
+                           'machines (it does on a real ROS 2 install)')
+@pytest.mark.parametrize('name', LAUNCH_FILES)
+def test_launch_files_build_a_description(name):
+    spec = importlib.util.spec_from_file_location('launch_file',
+                                                  os.path.join(PACKAGE, 'launch', name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.generate_launch_description().entities
+
+
+def test_urdf_matches_joint_states_and_tf():
+    robot = ElementTree.parse(os.path.join(PACKAGE, 'urdf', 'rally_sim.urdf')).getroot()
+    joints = {j.get('name'): j for j in robot.findall('joint')}
+    links = {link.get('name') for link in robot.findall('link')}
+    for name in joint_names(''):
+        assert name in joints, name
+        assert joints[name].get('type') in ('revolute', 'continuous')
+    assert {'base_link', 'imu_link', 'wheel_fl_steer', 'wheel_fl', 'wheel_fr_steer',
+            'wheel_fr', 'wheel_rl', 'wheel_rr'} <= links
+    for joint in joints.values():      # a tree rooted at base_link
+        assert joint.find('parent').get('link') in links
+        assert joint.find('child').get('link') in links
+    assert joints['wheel_fl_spin_joint'].find('parent').get('link') == 'wheel_fl_steer'
+
+
+def test_rviz_config_parses_and_shows_our_topics():
+    with open(os.path.join(PACKAGE, 'rviz', 'rally_sim.rviz'), encoding='utf-8') as stream:
+        config = yaml.safe_load(stream)
+    manager = config['Visualization Manager']
+    assert manager['Global Options']['Fixed Frame'] == 'odom'
+    displays = {d['Class']: d for d in manager['Displays']}
+    assert displays['rviz_default_plugins/Odometry']['Topic']['Value'] == 'odom'
+    assert displays['rviz_default_plugins/MarkerArray']['Topic']['Value'] == 'markers'
+    assert 'rviz_default_plugins/RobotModel' in displays
+    assert 'rviz_default_plugins/TF' in displays
+
+
+def test_parameter_file_declares_only_known_parameters():
+    from rally_sim.ros.parameters import SPECS
+    with open(os.path.join(PACKAGE, 'config', 'rally_sim.yaml'), encoding='utf-8') as stream:
+        params = yaml.safe_load(stream)['/**/rally_sim']['ros__parameters']
+    assert set(params) == set(SPECS)
+    for name, value in params.items():
+        assert type(value) is type(SPECS[name].default), name
