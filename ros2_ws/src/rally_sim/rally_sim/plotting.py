@@ -55,9 +55,9 @@ def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: st
     ax.set_ylabel('speed [km/h]', color='tab:blue')
     twin = ax.twinx()
     twin.plot(t, col['yaw_rate'], color='tab:red', label='yaw rate [rad/s]')
-    sideslip = np.degrees(np.arctan2(col['vy'], np.abs(col['vx'])))
-    twin.plot(t, np.radians(sideslip), color='tab:orange', linestyle=':',
-              label='sideslip [rad]')
+    sideslip = np.where(np.hypot(col['vx'], col['vy']) > 0.1,
+                        np.arctan2(col['vy'], np.abs(col['vx'])), 0.0)
+    twin.plot(t, sideslip, color='tab:orange', linestyle=':', label='sideslip [rad]')
     twin.set_ylabel('yaw rate, sideslip [rad/s, rad]', color='tab:red')
     ax.set_title('speed, yaw rate and sideslip')
     ax.grid(True)

@@ -7,7 +7,9 @@ RALLY_SIM_NO_JIT=1 set, the very same functions run as plain Python (used by
 the tests to check that both agree).
 """
 
+import hashlib
 import os
+import pathlib
 
 try:
     import numba
@@ -15,6 +17,25 @@ except ImportError:  # pragma: no cover - numba is part of the project's venv
     numba = None
 
 ENABLED = numba is not None and os.environ.get('RALLY_SIM_NO_JIT', '') not in ('1', 'true')
+
+
+def _cache_dir() -> str:
+    """
+    Return a compiled-code cache folder named by the hash of the physics sources.
+
+    numba's own cache notices a change of the file that holds a function but
+    not of the files it calls into, so an edit of tyre.py could leave a stale
+    compiled model.py behind. A folder per source hash rules that out.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(pathlib.Path(__file__).parent.glob('*.py')):
+        digest.update(path.name.encode() + b'\0' + path.read_bytes())
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    return os.path.join(base, 'rally_sim', 'numba', digest.hexdigest()[:16])
+
+
+if ENABLED and not os.environ.get('NUMBA_CACHE_DIR'):
+    numba.config.CACHE_DIR = _cache_dir()
 
 
 def njit(function):

@@ -72,9 +72,13 @@ def unit_forces(sx: float, sy: float, b: float, c: float, d: float) -> tuple:
     return magnitude * sx / s, -magnitude * sy / s
 
 
+STILL_M_S = 0.01
+"""Below this contact-patch speed the slip angle is reported as 0 (direction is noise)."""
+
+
 @njit
 def slip_angle(vx_t: float, vy_t: float) -> float:
     """Angle from the wheel heading to the contact-patch velocity [rad], CCW positive."""
-    if vx_t == 0.0 and vy_t == 0.0:
+    if vx_t * vx_t + vy_t * vy_t < STILL_M_S * STILL_M_S:
         return 0.0
     return math.atan2(vy_t, abs(vx_t))

@@ -88,3 +88,4 @@ def test_slip_angle_sign_and_reverse():
     assert slip_angle(10.0, 1.0) == pytest.approx(math.atan(0.1))
     assert slip_angle(-10.0, 1.0) == pytest.approx(math.atan(0.1))
     assert slip_angle(0.0, 0.0) == 0.0
+    assert slip_angle(1e-4, 5e-3) == 0.0            # creeping patch: no direction
