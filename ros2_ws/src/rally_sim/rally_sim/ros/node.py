@@ -24,7 +24,6 @@ from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rally_sim_msgs.srv import Step
 import rclpy
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -36,6 +35,7 @@ from visualization_msgs.msg import MarkerArray
 
 from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept
+from .spinning import spin_until_shutdown
 from .. import WHEELS
 from ..physics import Command, CommandError, load_vehicle, Vehicle
 from ..physics.model import OMEGA, VX
@@ -337,13 +337,7 @@ def main(args=None) -> int:
         print(f'rally_sim_node: error: {error}', file=sys.stderr)
         rclpy.try_shutdown()
         return 2
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(node)
     return 0
 
 

@@ -10,8 +10,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from rally_sim.ros.spinning import spin_until_shutdown  # noqa: E402
 import rclpy  # noqa: E402
-from rclpy.executors import ExternalShutdownException  # noqa: E402
 
 from support.interface_samples import SAMPLES, TOPICS  # noqa: E402
 
@@ -28,13 +28,7 @@ def main() -> None:
             publisher.publish(SAMPLES[topic]())
 
     node.create_timer(0.05, publish_all)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(node)
 
 
 if __name__ == '__main__':
