@@ -134,7 +134,7 @@ class SimulatorNode(Node):
         self.drive = np.zeros(4)
         self.brake = np.zeros(4)
         self.handbrake = 0.0
-        self.last_command_steps = self.sim_steps if hasattr(self, 'sim_steps') else 0
+        self.last_command_steps = self.sim_steps
         self.timed_out = False
 
     # ---- parameters at run time -------------------------------------------
