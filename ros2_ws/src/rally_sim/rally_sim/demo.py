@@ -2,7 +2,7 @@
 The demo behind `./rally run`: the simulator node and a built-in driver.
 
     python -m rally_sim.demo [--duration S] [--vehicle NAME] [--surface S]
-                             [--real-time-factor F] [--output DIR]
+                             [--real-time-factor F] [--output DIR] [--record BAG_DIR]
 
 Starts the simulator node (its own process, real-time pacing, owning /clock)
 and a driver node that follows simulated time and drives a scripted rally
@@ -27,11 +27,16 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
 
 from . import WHEELS
 from .physics import load_vehicle
 from .physics.trajectory import Trajectory
 from .plotting import plot_run
+from .recording import BagRecorder
 from .replay import vehicle_path, write_trajectory
 
 # Each phase: (length [s], steer [rad], rear drive torque [N m per wheel],
@@ -49,6 +54,11 @@ MANOEUVRE = (
     (1.8, 0.0, 0.0, 600.0, 0.0),        # stop
 )
 CYCLE_S = sum(phase[0] for phase in MANOEUVRE)
+RECORDED_TOPICS = {
+    'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
+    'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
+    'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
+}
 STILL_M_S = 0.1
 """Below this speed the sideslip angle is shown as 0 (its direction is noise)."""
 
@@ -155,6 +165,8 @@ def parse_args(argv):
     parser.add_argument('--real-time-factor', type=float, default=1.0,
                         help='simulated seconds per wall second (default 1)')
     parser.add_argument('--output', default='out', help='folder for the results (default out)')
+    parser.add_argument('--record', metavar='DIR',
+                        help='also record every topic into a rosbag2 bag (MCAP) in DIR')
     args = parser.parse_args(argv)
     if not (math.isfinite(args.duration) and args.duration > 0.0):
         parser.error('--duration must be a positive number of seconds')
@@ -175,8 +187,12 @@ def main(argv=None) -> int:
          '-p', f'vehicle:={args.vehicle}', '-p', f'surface:={args.surface}',
          '-p', f'real_time_factor:={args.real_time_factor}'],
         stdout=log, stderr=subprocess.STDOUT)
+    if args.record and os.path.exists(args.record):
+        print(f'error: --record {args.record}: the folder exists already', file=sys.stderr)
+        return 2
     rclpy.init()
     driver = DemoDriver()
+    recorder = BagRecorder(driver, args.record, RECORDED_TOPICS) if args.record else None
     interactive = sys.stdout.isatty()
     print(f'rally_sim demo: {config["name"]} on {args.surface}, {args.duration:g} s of '
           f'simulated time; Ctrl-C stops; results in {folder}')
@@ -204,6 +220,10 @@ def main(argv=None) -> int:
             simulator.kill()
         log.close()
     trajectory = driver.trajectory()
+    if recorder is not None:
+        counts = recorder.close()
+        print(f'recorded {sum(counts.values())} messages on {len(counts)} topics into '
+              f'{args.record}')
     driver.destroy_node()
     rclpy.try_shutdown()
     if len(trajectory.columns['t']) < 2:

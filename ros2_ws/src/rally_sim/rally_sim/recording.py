@@ -1,0 +1,151 @@
+"""
+Record ROS topics into a rosbag2 bag in MCAP storage, with full message definitions.
+
+The bag is a folder holding `metadata.yaml` and `<name>_0.mcap`, the layout
+`ros2 bag info/play` reads. Messages are stored exactly as they crossed DDS
+(serialized CDR, taken raw from the subscription); each topic's schema holds
+the complete `ros2msg` definition (the type and every type it uses), so other
+tools can decode rally_sim's own message types without having them installed.
+"""
+
+import json
+import os
+import re
+from typing import Dict, List, Tuple
+
+from ament_index_python.packages import get_package_share_directory
+from mcap.writer import CompressionType, Writer
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile
+import yaml
+
+PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
+              'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
+SEPARATOR = '=' * 80
+LATCHED_TOPICS = {'/tf_static'}
+
+
+def type_name(msg_class) -> str:
+    """Return 'pkg/msg/Type' of a generated message class."""
+    module = msg_class.__module__.split('.')
+    return f'{module[0]}/msg/{msg_class.__name__}'
+
+
+def _msg_file(package: str, name: str) -> str:
+    return os.path.join(get_package_share_directory(package), 'msg', name + '.msg')
+
+
+def _dependencies(package: str, text: str) -> List[Tuple[str, str]]:
+    """Return the (package, type) of every non-primitive field of a .msg text."""
+    found = []
+    for raw in text.splitlines():
+        tokens = raw.split('#', 1)[0].split()
+        if len(tokens) < 2:
+            continue
+        base = re.sub(r'\[.*\]$', '', tokens[0]).split('<=')[0]   # arrays, bounded strings
+        if base in PRIMITIVES:
+            continue
+        dep_package, _, dep_name = base.rpartition('/')
+        found.append((dep_package.split('/')[0] if dep_package else package, dep_name))
+    return found
+
+
+def full_definition(name: str) -> str:
+    """Return the ros2msg schema text of 'pkg/msg/Type': its .msg and all it uses."""
+    package, _, short = name.split('/')
+    with open(_msg_file(package, short), encoding='utf-8') as stream:
+        main = stream.read()
+    parts, seen, pending = [main.rstrip('\n')], set(), _dependencies(package, main)
+    while pending:
+        dep_package, dep_name = pending.pop(0)
+        if (dep_package, dep_name) in seen:
+            continue
+        seen.add((dep_package, dep_name))
+        with open(_msg_file(dep_package, dep_name), encoding='utf-8') as stream:
+            text = stream.read()
+        parts.append(f'{SEPARATOR}\nMSG: {dep_package}/{dep_name}\n{text.rstrip()}')
+        pending.extend(_dependencies(dep_package, text))
+    return '\n'.join(parts) + '\n'
+
+
+def type_hash(name: str) -> str:
+    """Return the RIHS01 hash of 'pkg/msg/Type' from its installed type description."""
+    package, _, short = name.split('/')
+    path = os.path.join(get_package_share_directory(package), 'msg', short + '.json')
+    with open(path, encoding='utf-8') as stream:
+        hashes = json.load(stream)['type_hashes']
+    return next(h['hash_string'] for h in hashes if h['type_name'] == name)
+
+
+class BagRecorder:
+    """Subscribe to topics on `node` and write what arrives into a rosbag2 MCAP bag."""
+
+    def __init__(self, node: Node, folder: str, topics: Dict[str, type]):
+        """Create the bag folder (it must not exist) and start recording `topics`."""
+        os.makedirs(folder)
+        self.node = node
+        self.folder = folder
+        self.file_name = os.path.basename(os.path.normpath(folder)) + '_0.mcap'
+        self._stream = open(os.path.join(folder, self.file_name), 'wb')
+        self._writer = Writer(self._stream, compression=CompressionType.ZSTD)
+        self._writer.start(profile='ros2', library='rally_sim')
+        self.topics = {}
+        for topic, msg_class in topics.items():
+            name = type_name(msg_class)
+            resolved = node.resolve_topic_name(topic)
+            schema = self._writer.register_schema(
+                name=name, encoding='ros2msg', data=full_definition(name).encode())
+            channel = self._writer.register_channel(
+                topic=resolved, message_encoding='cdr', schema_id=schema)
+            self.topics[resolved] = {'type': name, 'channel': channel, 'count': 0}
+            qos = QoSProfile(depth=100)
+            if resolved in LATCHED_TOPICS:
+                qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
+            node.create_subscription(msg_class, topic,
+                                     lambda data, key=resolved: self._write(key, data),
+                                     qos, raw=True)
+        self.first_ns = None
+        self.last_ns = None
+
+    def _write(self, topic: str, data: bytes) -> None:
+        now = self.node.get_clock().now().nanoseconds
+        entry = self.topics[topic]
+        self._writer.add_message(channel_id=entry['channel'], log_time=now, data=data,
+                                 publish_time=now, sequence=entry['count'])
+        entry['count'] += 1
+        self.first_ns = now if self.first_ns is None else min(self.first_ns, now)
+        self.last_ns = now if self.last_ns is None else max(self.last_ns, now)
+
+    def close(self) -> Dict[str, int]:
+        """Finish the MCAP file, write metadata.yaml; return message counts by topic."""
+        self._writer.finish()
+        self._stream.close()
+        start = self.first_ns or 0
+        duration = (self.last_ns or 0) - start
+        total = sum(entry['count'] for entry in self.topics.values())
+        metadata = {'rosbag2_bagfile_information': {
+            'version': 9,
+            'storage_identifier': 'mcap',
+            'duration': {'nanoseconds': duration},
+            'starting_time': {'nanoseconds_since_epoch': start},
+            'message_count': total,
+            'topics_with_message_count': [
+                {'topic_metadata': {'name': topic, 'type': entry['type'],
+                                    'serialization_format': 'cdr',
+                                    'offered_qos_profiles': [],
+                                    'type_description_hash': type_hash(entry['type'])},
+                 'message_count': entry['count']}
+                for topic, entry in self.topics.items()],
+            'compression_format': '',
+            'compression_mode': '',
+            'relative_file_paths': [self.file_name],
+            'files': [{'path': self.file_name,
+                       'starting_time': {'nanoseconds_since_epoch': start},
+                       'duration': {'nanoseconds': duration},
+                       'message_count': total}],
+            'custom_data': {},
+            'ros_distro': 'kilted',
+        }}
+        with open(os.path.join(self.folder, 'metadata.yaml'), 'w', encoding='utf-8') as out:
+            yaml.safe_dump(metadata, out, sort_keys=False)
+        return {topic: entry['count'] for topic, entry in self.topics.items()}
