@@ -36,6 +36,7 @@ setup(
     entry_points={
         'console_scripts': [
             'rally_sim_node = rally_sim.ros.node:main',
+            'path_follower = rally_sim.ros.path_follower:main',
         ],
     },
 )

@@ -25,6 +25,7 @@ import numpy as np
 from . import WHEELS
 from .physics import ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
 from .physics.trajectory import InputTable, simulate, Trajectory
+from .resources import preset
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
 OPTIONAL = tuple(f'brake_{w}' for w in WHEELS) + ('handbrake',)
@@ -37,27 +38,14 @@ class InputError(ValueError):
 
 def vehicle_path(name: str) -> str:
     """Return a vehicle file path: an existing path, or a preset of the package."""
-    if os.path.exists(name) or os.sep in name or name.endswith('.yaml'):
-        return name
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(here, '..', 'config', 'vehicles', name + '.yaml')]
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        candidates.append(os.path.join(get_package_share_directory('rally_sim'),
-                                       'config', 'vehicles', name + '.yaml'))
-    except (ImportError, LookupError):
-        pass
-    for candidate in candidates:
-        if os.path.exists(candidate):
-            return os.path.normpath(candidate)
-    return name
+    return preset(name, 'vehicles', '.yaml')
 
 
 def surface_from(text: str) -> Surface:
-    """Return a uniform surface for a surface type name, else load a map file."""
+    """Return a uniform surface for a type name, else a map file or a shipped stage's map."""
     if text in SURFACE_GRIP:
         return Surface.uniform(text)
-    return Surface.load(text)
+    return Surface.load(preset(text, 'stages', '.yaml'))
 
 
 def read_inputs(path: str) -> InputTable:

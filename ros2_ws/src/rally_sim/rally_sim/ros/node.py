@@ -37,10 +37,10 @@ from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept
 from .spinning import spin_until_shutdown
 from .. import WHEELS
+from ..control.speed import SpeedController
 from ..physics import Command, CommandError, load_vehicle, Vehicle
 from ..physics.model import OMEGA, VX
 from ..replay import surface_from, vehicle_path
-from ..speed_control import SpeedController
 
 CONTROL_PERIOD_S = 0.01
 """Commands, the watchdog and the speed controller are applied per this much sim time."""

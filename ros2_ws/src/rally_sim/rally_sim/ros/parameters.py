@@ -34,7 +34,8 @@ SPECS: Dict[str, Spec] = {
     'vehicle': Spec('volvo_v40', 'vehicle file (YAML) or preset name: volvo_v40, '
                     'volvo_v40_document, rwd_gravel'),
     'surface': Spec('tarmac_dry', 'surface type everywhere (tarmac_dry, tarmac_wet, gravel, '
-                    'dirt, mud, grass, snow, ice) or a surface map YAML', live=True),
+                    'dirt, mud, grass, snow, ice), a surface map YAML, or a shipped stage '
+                    '(rally_stage, skid_pad)', live=True),
     'physics_rate_hz': Spec(1000.0, 'fixed physics steps per simulated second', 10.0, 10000.0),
     'publish_rate_hz': Spec(100.0, 'outputs per simulated second', 1.0, 1000.0),
     'marker_rate_hz': Spec(20.0, 'markers per simulated second, 0: none', 0.0, 200.0),
@@ -65,10 +66,11 @@ SPECS: Dict[str, Spec] = {
 }
 
 
-def declare(node: Node) -> Dict[str, Any]:
-    """Declare every parameter on `node`; return their checked values."""
+def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
+    """Declare every parameter of `specs` (default: the simulator's) on `node`."""
+    specs = SPECS if specs is None else specs
     values = {}
-    for name, spec in SPECS.items():
+    for name, spec in specs.items():
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
         if spec.low is not None:
             descriptor.floating_point_range = [FloatingPointRange(
@@ -79,15 +81,15 @@ def declare(node: Node) -> Dict[str, Any]:
             values[name] = node.declare_parameter(name, spec.default, descriptor).value
         except Exception as error:  # rclpy's range and type errors
             raise ParameterError(f"parameter '{name}': {error}") from None
-        reason = check(name, values[name])
+        reason = check(name, values[name], specs)
         if reason:
             raise ParameterError(reason)
     return values
 
 
-def check(name: str, value: Any) -> Optional[str]:
+def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]:
     """Return why `value` is not allowed for `name`, or None."""
-    spec = SPECS[name]
+    spec = (SPECS if specs is None else specs)[name]
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
     return None

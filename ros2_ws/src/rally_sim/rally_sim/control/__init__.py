@@ -1,0 +1,1 @@
+"""Controllers and driver aids, ROS-free: speed control, path following."""

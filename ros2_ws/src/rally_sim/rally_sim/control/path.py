@@ -1,0 +1,65 @@
+"""A closed reference path: nearest point, progress, cross-track error, curvature."""
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class PathPoint(NamedTuple):
+    """Where a position stands relative to the path."""
+
+    index: int                  # segment start index
+    progress_m: float           # arc length from the first point to the nearest point
+    cross_track_m: float        # signed distance, positive left of the path direction
+    heading_rad: float          # direction of the path there
+
+
+class ClosedPath:
+    """A polyline whose last point joins the first (a lap)."""
+
+    def __init__(self, points: np.ndarray):
+        """Take (N, 2) points in the odom frame, N >= 3."""
+        points = np.asarray(points, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 2 or len(points) < 3:
+            raise ValueError('a path needs at least three (x, y) points')
+        self.points = points
+        self.ends = np.roll(points, -1, axis=0)
+        segments = self.ends - points
+        self.lengths = np.hypot(segments[:, 0], segments[:, 1])
+        if np.any(self.lengths <= 0.0):
+            raise ValueError('a path must not repeat a point')
+        self.directions = segments / self.lengths[:, None]
+        self.start_m = np.concatenate([[0.0], np.cumsum(self.lengths)[:-1]])
+        self.length_m = float(self.lengths.sum())
+        self.curvature = self._curvature()
+
+    def _curvature(self) -> np.ndarray:
+        """Return |curvature| [1/m] at each point from the circle through it and its neighbours."""
+        a, b, c = np.roll(self.points, 1, axis=0), self.points, self.ends
+        ab, bc, ca = (np.hypot(*(b - a).T), np.hypot(*(c - b).T), np.hypot(*(a - c).T))
+        cross = np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0])
+        return 2.0 * cross / np.maximum(ab * bc * ca, 1e-12)
+
+    def locate(self, x: float, y: float) -> PathPoint:
+        """Return the nearest point of the path to (x, y)."""
+        rel = np.array([x, y]) - self.points
+        along = np.clip(np.einsum('ij,ij->i', rel, self.directions), 0.0, self.lengths)
+        nearest = self.points + self.directions * along[:, None]
+        distance = np.hypot(*(np.array([x, y]) - nearest).T)
+        i = int(np.argmin(distance))
+        d = self.directions[i]
+        side = d[0] * rel[i, 1] - d[1] * rel[i, 0]
+        return PathPoint(i, float(self.start_m[i] + along[i]),
+                         float(np.copysign(distance[i], side)), float(np.arctan2(d[1], d[0])))
+
+    def point_at(self, progress_m: float) -> np.ndarray:
+        """Return the path point at an arc length (wrapping around the lap)."""
+        s = progress_m % self.length_m
+        i = int(np.searchsorted(self.start_m, s, side='right') - 1)
+        return self.points[i] + self.directions[i] * (s - self.start_m[i])
+
+    def max_curvature(self, progress_m: float, distance_m: float) -> float:
+        """Return the largest |curvature| over the next distance_m of path."""
+        s = (self.start_m - progress_m) % self.length_m
+        ahead = s <= distance_m
+        return float(self.curvature[ahead].max()) if np.any(ahead) else 0.0

@@ -1,0 +1,57 @@
+"""Closed reference paths and pure pursuit, against geometry worked by hand."""
+
+import math
+
+import numpy as np
+import pytest
+from rally_sim.control.path import ClosedPath
+from rally_sim.control.pure_pursuit import PurePursuit, PurePursuitSettings
+
+SQUARE = np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
+
+
+def circle(radius, n=720):
+    theta = np.linspace(0.0, 2.0 * math.pi, n, endpoint=False)
+    return np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
+
+
+def test_locate_on_a_square():
+    path = ClosedPath(SQUARE)
+    assert path.length_m == 40.0
+    here = path.locate(4.0, 1.5)          # left of the first side (going +x)
+    assert (here.index, here.progress_m, here.cross_track_m) == (0, 4.0, 1.5)
+    assert here.heading_rad == 0.0
+    here = path.locate(11.0, 5.0)         # right of the second side (going +y)
+    assert (here.index, here.progress_m, here.cross_track_m) == (1, 15.0, -1.0)
+    assert path.point_at(45.0) == pytest.approx([5.0, 0.0])      # wraps around the lap
+
+
+def test_curvature_of_a_circle():
+    path = ClosedPath(circle(20.0))
+    assert path.curvature == pytest.approx(np.full(720, 1.0 / 20.0), rel=1e-4)
+    assert path.max_curvature(0.0, 10.0) == pytest.approx(0.05, rel=1e-4)
+
+
+def test_bad_paths_are_refused():
+    with pytest.raises(ValueError, match='three'):
+        ClosedPath(SQUARE[:2])
+    with pytest.raises(ValueError, match='repeat'):
+        ClosedPath(np.vstack([SQUARE, SQUARE[-1:]]))
+
+
+def test_pure_pursuit_on_a_circle_steers_the_kinematic_angle():
+    # On a circle of radius R with the rear axle on it, the pure pursuit arc
+    # is the circle itself: delta = atan(L / R) (for a look-ahead chord).
+    radius, settings = 25.0, PurePursuitSettings(lookahead_min_m=5.0, lookahead_gain_s=0.0)
+    follower = PurePursuit(ClosedPath(circle(radius)), settings)
+    # CG placed so that the rear axle is on the circle at angle 0, heading +y.
+    x, y, yaw = radius, settings.cg_to_rear_m, math.pi / 2.0
+    steer, _ = follower.command(x, y, yaw, 10.0)
+    assert steer == pytest.approx(math.atan(settings.wheelbase_m / radius), rel=1e-3)
+
+
+def test_speed_limit_from_curvature():
+    settings = PurePursuitSettings(target_speed_m_s=30.0, lateral_accel_limit_m_s2=4.0)
+    follower = PurePursuit(ClosedPath(circle(25.0)), settings)
+    _, speed = follower.command(25.0, 1.5, math.pi / 2.0, 10.0)
+    assert speed == pytest.approx(math.sqrt(4.0 * 25.0), rel=1e-3)       # 10 m/s

@@ -1,0 +1,38 @@
+"""The example path follower drives the simulator around the rally stage, over DDS."""
+
+import math
+
+from nav_msgs.msg import Odometry
+import numpy as np
+import pytest
+from rally_sim.control.path import ClosedPath
+from rally_sim.resources import config_file
+from rally_sim.stages import read_path
+from support import ros_process
+
+
+def test_path_follower_keeps_the_car_on_the_stage(simulator):
+    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+    start = path.points[0]
+    heading = path.locate(*start).heading_rad
+    client = simulator(surface='rally_stage', command_mode='speed', real_time_factor=4.0,
+                       initial_x=float(start[0]), initial_y=float(start[1]),
+                       initial_yaw=heading)
+    follower = ros_process.start_module('rally_sim.ros.path_follower')
+    samples = []
+    client.node.create_subscription(Odometry, 'odom', samples.append, 100)
+    try:
+        def driven_s():
+            return samples[-1].header.stamp.sec if samples else 0
+        assert client.spin_until(lambda: driven_s() >= 25, timeout_s=60.0)
+    finally:
+        output = ros_process.stop(follower)
+    assert 'following' in output
+    errors = np.array([path.locate(m.pose.pose.position.x, m.pose.pose.position.y)
+                       .cross_track_m for m in samples])
+    progress = path.locate(samples[-1].pose.pose.position.x,
+                           samples[-1].pose.pose.position.y).progress_m
+    assert progress > 150.0                                  # it went round the stage
+    assert math.sqrt(np.mean(errors ** 2)) < 0.5
+    assert np.abs(errors).max() < 2.0                        # the road is 8 m wide
+    assert samples[-1].twist.twist.linear.x == pytest.approx(8.0, abs=3.0)
