@@ -1,23 +1,26 @@
 """
 The demo behind `./rally run`: the simulator node and a built-in driver.
 
-    python -m rally_sim.demo [--duration S] [--vehicle NAME] [--surface S]
-                             [--real-time-factor F] [--output DIR] [--record BAG_DIR]
+    python -m rally_sim.demo [--driver path|manoeuvre] [--duration S] [--vehicle NAME]
+        [--surface S] [--real-time-factor F] [--output DIR] [--record BAG_DIR]
 
 Starts the simulator node (its own process, real-time pacing, owning /clock)
-and a driver node that follows simulated time and drives a scripted rally
-manoeuvre over ROS topics: launch, a power-oversteer slide held with
-counter-steer, braking, a handbrake turn. Prints live status; when the
-duration ends or on Ctrl-C it writes the run as CSV and a PNG plot.
+and a driver: by default the example path follower (its own process, speed
+mode) round the rally stage's tarmac, gravel, snow and ice; or a scripted
+open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
+handbrake turn). Prints live status; when the duration ends or on Ctrl-C it
+writes the run as CSV and a PNG plot, and with --record a rosbag2 bag.
 """
 
 import argparse
 import datetime
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
+from typing import Dict, List
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -33,11 +36,14 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from . import WHEELS
+from .control.path import ClosedPath
 from .physics import load_vehicle
 from .physics.trajectory import Trajectory
 from .plotting import plot_run
 from .recording import BagRecorder
 from .replay import vehicle_path, write_trajectory
+from .resources import config_file
+from .stages import read_path
 
 # Each phase: (length [s], steer [rad], rear drive torque [N m per wheel],
 # brake torque [N m per wheel], handbrake [0..1]). On loose gravel the rear
@@ -54,6 +60,8 @@ MANOEUVRE = (
     (1.8, 0.0, 0.0, 600.0, 0.0),        # stop
 )
 CYCLE_S = sum(phase[0] for phase in MANOEUVRE)
+PATH_DURATION_S = 50.0
+"""About one lap of the rally stage for the path follower."""
 RECORDED_TOPICS = {
     'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
     'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
@@ -76,8 +84,8 @@ def command_at(t: float):
 class DemoDriver(Node):
     """Drives the manoeuvre on simulated time and records what the simulator says."""
 
-    def __init__(self):
-        """Create publishers, subscriptions and a 50 Hz timer on simulated time."""
+    def __init__(self, drive: bool):
+        """Subscribe to the outputs; with `drive`, publish the manoeuvre at 50 Hz sim time."""
         super().__init__('rally_demo_driver',
                          parameter_overrides=[Parameter('use_sim_time', value=True)])
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
@@ -86,7 +94,8 @@ class DemoDriver(Node):
         self.slip = {}
         self.create_subscription(Odometry, 'odom', self._on_odom, 50)
         self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 50)
-        self.create_timer(0.02, self._drive)
+        if drive:
+            self.create_timer(0.02, self._drive)
 
     def sim_time(self) -> float:
         """Return the newest simulated time seen [s]."""
@@ -157,22 +166,68 @@ class DemoDriver(Node):
 def parse_args(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally run', description=__doc__.split('\n\n')[0])
-    parser.add_argument('--duration', type=float, default=CYCLE_S,
-                        help=f'simulated seconds to run (default {CYCLE_S:g}: the manoeuvre '
-                             'once; it repeats); Ctrl-C stops earlier')
-    parser.add_argument('--vehicle', default='rwd_gravel', help='vehicle preset or file')
-    parser.add_argument('--surface', default='gravel', help='surface type or surface map')
+    parser.add_argument('--driver', choices=('path', 'manoeuvre'), default='path',
+                        help='path: the example path follower round the rally stage '
+                             '(default); manoeuvre: a scripted open-loop manoeuvre on gravel')
+    parser.add_argument('--duration', type=float,
+                        help=f'simulated seconds to run (default {PATH_DURATION_S:g} for path, '
+                             f'{CYCLE_S:g} for manoeuvre); Ctrl-C stops earlier')
+    parser.add_argument('--vehicle', help='vehicle preset or file (default volvo_v40 for '
+                                          'path, rwd_gravel for manoeuvre)')
+    parser.add_argument('--surface', help='surface type, map or stage (default rally_stage for '
+                                          'path, gravel for manoeuvre)')
     parser.add_argument('--real-time-factor', type=float, default=1.0,
                         help='simulated seconds per wall second (default 1)')
     parser.add_argument('--output', default='out', help='folder for the results (default out)')
     parser.add_argument('--record', metavar='DIR',
                         help='also record every topic into a rosbag2 bag (MCAP) in DIR')
     args = parser.parse_args(argv)
+    path = args.driver == 'path'
+    args.duration = args.duration or (PATH_DURATION_S if path else CYCLE_S)
+    args.vehicle = args.vehicle or ('volvo_v40' if path else 'rwd_gravel')
+    args.surface = args.surface or ('rally_stage' if path else 'gravel')
     if not (math.isfinite(args.duration) and args.duration > 0.0):
         parser.error('--duration must be a positive number of seconds')
     if not (0.01 <= args.real_time_factor <= 100.0):
         parser.error('--real-time-factor must be in [0.01, 100]')
+    if args.record and os.path.exists(args.record):
+        parser.error(f'--record {args.record}: the folder exists already')
     return args
+
+
+def start(module: str, params: Dict[str, object], log_path: str) -> subprocess.Popen:
+    """Start `python -m module` with ROS parameters, its output into a log file."""
+    command = [sys.executable, '-m', module, '--ros-args']
+    for name, value in params.items():
+        command += ['-p', f'{name}:={value}']
+    with open(log_path, 'w', encoding='utf-8') as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+
+def processes_for(args, folder: str) -> List[subprocess.Popen]:
+    """Start the simulator, and the path follower when it drives."""
+    params = {'vehicle': args.vehicle, 'surface': args.surface,
+              'real_time_factor': args.real_time_factor}
+    if args.driver == 'manoeuvre':
+        return [start('rally_sim.ros.node', params, os.path.join(folder, 'simulator.log'))]
+    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+    start_x, start_y = path.points[0]
+    params.update(command_mode='speed', initial_x=float(start_x), initial_y=float(start_y),
+                  initial_yaw=path.locate(start_x, start_y).heading_rad)
+    return [start('rally_sim.ros.node', params, os.path.join(folder, 'simulator.log')),
+            start('rally_sim.ros.path_follower', {}, os.path.join(folder, 'path_follower.log'))]
+
+
+def stop_all(processes: List[subprocess.Popen]) -> None:
+    """Stop the processes cleanly (SIGINT, then wait)."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def main(argv=None) -> int:
@@ -181,28 +236,22 @@ def main(argv=None) -> int:
     config = load_vehicle(vehicle_path(args.vehicle))
     folder = os.path.join(args.output, datetime.datetime.now().strftime('run-%Y%m%d-%H%M%S'))
     os.makedirs(folder, exist_ok=True)
-    log = open(os.path.join(folder, 'simulator.log'), 'w', encoding='utf-8')
-    simulator = subprocess.Popen(
-        [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
-         '-p', f'vehicle:={args.vehicle}', '-p', f'surface:={args.surface}',
-         '-p', f'real_time_factor:={args.real_time_factor}'],
-        stdout=log, stderr=subprocess.STDOUT)
-    if args.record and os.path.exists(args.record):
-        print(f'error: --record {args.record}: the folder exists already', file=sys.stderr)
-        return 2
+    processes = processes_for(args, folder)
     rclpy.init()
-    driver = DemoDriver()
+    driver = DemoDriver(drive=args.driver == 'manoeuvre')
     recorder = BagRecorder(driver, args.record, RECORDED_TOPICS) if args.record else None
     interactive = sys.stdout.isatty()
-    print(f'rally_sim demo: {config["name"]} on {args.surface}, {args.duration:g} s of '
-          f'simulated time; Ctrl-C stops; results in {folder}')
+    what = 'the path follower' if args.driver == 'path' else 'a scripted manoeuvre'
+    print(f'rally_sim demo: {config["name"]} on {args.surface} driven by {what}, '
+          f'{args.duration:g} s of simulated time; Ctrl-C stops; results in {folder}')
     last_print = 0.0
     try:
         while driver.sim_time() < args.duration:
             rclpy.spin_once(driver, timeout_sec=0.05)
-            if simulator.poll() is not None:
-                print(f'\nthe simulator stopped (exit {simulator.returncode}); see '
-                      f'{log.name}', file=sys.stderr)
+            stopped = [p for p in processes if p.poll() is not None]
+            if stopped:
+                print(f'\na process stopped (exit {stopped[0].returncode}); see the logs in '
+                      f'{folder}', file=sys.stderr)
                 break
             if time.monotonic() - last_print > (0.2 if interactive else 2.0):
                 last_print = time.monotonic()
@@ -212,13 +261,7 @@ def main(argv=None) -> int:
         pass
     finally:
         print()
-        if simulator.poll() is None:
-            simulator.send_signal(2)
-        try:
-            simulator.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            simulator.kill()
-        log.close()
+        stop_all(processes)
     trajectory = driver.trajectory()
     if recorder is not None:
         counts = recorder.close()
@@ -232,7 +275,7 @@ def main(argv=None) -> int:
     csv_path = os.path.join(folder, 'run.csv')
     png_path = os.path.join(folder, 'run.png')
     write_trajectory(csv_path, trajectory)
-    plot_run(trajectory, config, png_path, title=f'demo on {args.surface}')
+    plot_run(trajectory, config, png_path, title=f'{what} on {args.surface}')
     print(f'wrote {csv_path} ({len(trajectory.columns["t"])} samples) and {png_path}')
     return 0
 

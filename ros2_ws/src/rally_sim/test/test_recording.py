@@ -34,7 +34,8 @@ def bag(tmp_path_factory):
     folder = tmp_path_factory.mktemp('run')
     bag_dir = folder / 'bag'
     result = subprocess.run(
-        [sys.executable, '-m', 'rally_sim.demo', '--duration', '2', '--real-time-factor', '2',
+        [sys.executable, '-m', 'rally_sim.demo', '--driver', 'manoeuvre', '--duration', '2',
+         '--real-time-factor', '2',
          '--record', str(bag_dir), '--output', str(folder / 'out')],
         capture_output=True, text=True, timeout=120, env=dict(os.environ))
     assert result.returncode == 0, result.stdout + result.stderr
