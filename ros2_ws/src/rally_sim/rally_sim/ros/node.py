@@ -34,7 +34,7 @@ from transforms3d.euler import quat2euler
 from visualization_msgs.msg import MarkerArray
 
 from . import conversions
-from .parameters import declare, ParameterError, refuse_or_accept
+from .parameters import declare, ParameterError, refuse_or_accept, SPECS
 from .spinning import spin_until_shutdown
 from .. import WHEELS
 from ..control.speed import SpeedController
@@ -78,6 +78,7 @@ class SimulatorNode(Node):
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
         self.counters = {'non_finite': 0, 'clamped': 0, 'overrun_steps': 0}
+        self._published_at = -1
         self._last_warn = {}
         self._reset_commands()
         self._place_initial()
@@ -147,6 +148,7 @@ class SimulatorNode(Node):
                 self.vehicle.surface = surface
                 self.get_logger().info(f'surface: {surface.description}')
         elif not dry_run:
+            value = float(value) if isinstance(SPECS[name].default, float) else value
             if name == 'real_time_factor':
                 self._wall_start = time.monotonic()
                 self._steps_at_start = self.sim_steps
@@ -302,7 +304,10 @@ class SimulatorNode(Node):
             self.advance(int(request.steps))
             response.success = True
             response.message = ''
-            self._publish_outputs(markers=False)
+            # step(0) always reports the current state; otherwise publish unless
+            # the steps just taken ended on a publishing instant already.
+            if request.steps == 0 or self._published_at != self.sim_steps:
+                self._publish_outputs(markers=False)
         response.sim_time = self._stamp()
         response.step_count = self.sim_steps
         return response
@@ -313,6 +318,7 @@ class SimulatorNode(Node):
         return conversions.stamp(self.sim_steps * self.step_ns)
 
     def _publish_outputs(self, markers: bool) -> None:
+        self._published_at = self.sim_steps
         now = self._stamp()
         v = self.vehicle
         if self.pub_clock is not None:

@@ -8,6 +8,7 @@ with the same reason and changes nothing.
 """
 
 from dataclasses import dataclass
+import math
 from typing import Any, Dict, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
@@ -72,6 +73,8 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
     values = {}
     for name, spec in specs.items():
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
+        if isinstance(spec.default, float):
+            descriptor.dynamic_typing = True      # accept 1000 as well as 1000.0
         if spec.low is not None:
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=spec.low, to_value=spec.high, step=0.0)]
@@ -84,6 +87,8 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
         reason = check(name, values[name], specs)
         if reason:
             raise ParameterError(reason)
+        if isinstance(spec.default, float):
+            values[name] = float(values[name])
     return values
 
 
@@ -92,6 +97,12 @@ def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]
     spec = (SPECS if specs is None else specs)[name]
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
+    if isinstance(spec.default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"parameter '{name}' = {value!r} must be a number"
+        if not (math.isfinite(value) and spec.low <= value <= spec.high):
+            return (f"parameter '{name}' = {value!r} is out of range "
+                    f'[{spec.low:g}, {spec.high:g}]: {spec.description}')
     return None
 
 

@@ -1,0 +1,401 @@
+"""
+Closed-loop scenarios: simulator and controller in lockstep, metrics, pass or fail.
+
+    ./rally scenario NAME|FILE.yaml [--output DIR] [--record BAG_DIR]
+
+A scenario names the vehicle, the stage, the controller (a command line: one
+of ours or a user's executable), the initial speed, the duration and pass
+thresholds (see config/scenarios/path_follow.yaml). The runner starts the
+simulator in lockstep pacing and the controller with use_sim_time, with the
+controller's command topics remapped to the runner, and then, every control
+period: advances the simulator, waits for the controller's answer to the new
+odometry (commands stamped with that odometry's stamp), and relays it to the
+simulator, waiting until the simulator holds it. So the same scenario gives
+the same result every time. It writes report.json and report.png, prints a
+summary, and exits 1 if a threshold fails (2: a bad scenario file).
+"""
+
+import argparse
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from nav_msgs.msg import Odometry
+import numpy as np
+from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.srv import Step
+import yaml
+
+from .control.path import ClosedPath
+from .physics import SURFACE_GRIP
+from .resources import config_file, preset
+from .stages import read_path, STAGES
+
+OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
+KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
+        'initial_speed_m_s': (int, float), 'duration_s': (int, float),
+        'control_period_s': (int, float), 'stop_after_laps': int, 'thresholds': dict}
+METRICS = ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
+           'completion_time_s', 'off_road_time_s', 'mean_speed_m_s')
+ANSWER_TIMEOUT_S = 10.0
+PHYSICS_RATE_HZ = 1000.0
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run; the message names the key."""
+
+
+def load_scenario(name: str) -> Dict[str, Any]:
+    """Load and check a scenario by shipped name or file path."""
+    path = preset(name, 'scenarios', '.yaml')
+    try:
+        with open(path, encoding='utf-8') as stream:
+            spec = yaml.safe_load(stream)
+    except (OSError, yaml.YAMLError) as error:
+        raise ScenarioError(f'cannot read scenario {name}: {error}') from None
+    if not isinstance(spec, dict):
+        raise ScenarioError(f'{path}: a scenario is a mapping of keys')
+    unknown = sorted(set(spec) - set(KEYS))
+    missing = sorted(set(KEYS) - set(spec))
+    if unknown or missing:
+        raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
+    for key, kind in KEYS.items():
+        if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
+            raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
+    if spec['stage'] not in STAGES:
+        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
+    if spec['command_mode'] not in ('speed', 'torque'):
+        raise ScenarioError(f"{path}: key 'command_mode' must be speed or torque")
+    command = spec['controller'].get('command')
+    if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+        raise ScenarioError(f"{path}: key 'controller.command' must be a list of strings")
+    if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
+        raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
+                            "'duration_s' positive")
+    for metric, bound in spec['thresholds'].items():
+        if metric not in METRICS or not isinstance(bound, dict) or \
+                not set(bound) <= {'min', 'max'} or not bound:
+            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {METRICS} "
+                                'with min and/or max')
+    spec['file'] = path
+    return spec
+
+
+def _controller_command(spec: Dict[str, Any]) -> List[str]:
+    command = list(spec['controller']['command'])
+    if command[0] == 'python':
+        command[0] = sys.executable
+    command += ['--ros-args', '-p', 'use_sim_time:=true']
+    for name, value in spec['controller'].get('params', {}).items():
+        command += ['-p', f'{name}:={value}']
+    for topic in OUTPUTS:
+        command += ['-r', f'{topic}:=scenario/{topic}']
+    return command
+
+
+def _outputs(spec: Dict[str, Any]) -> List[str]:
+    """Return the command topics the controller answers on."""
+    default = ['ackermann_cmd'] if spec['command_mode'] == 'speed' else list(OUTPUTS)
+    outputs = spec['controller'].get('outputs', default)
+    if not set(outputs) <= set(OUTPUTS) or not outputs:
+        raise ScenarioError(f'controller.outputs must be a subset of {list(OUTPUTS)}')
+    return outputs
+
+
+class Lockstep:
+    """The runner's node: steps the simulator and relays the controller's commands."""
+
+    def __init__(self, spec: Dict[str, Any], record: str = None):
+        """Create the node, its relay publishers and subscriptions."""
+        import rclpy
+        from rclpy.parameter import Parameter
+        self.rclpy = rclpy
+        self.node = rclpy.create_node('scenario_runner', parameter_overrides=[
+            Parameter('use_sim_time', value=True)])
+        self.outputs = _outputs(spec)
+        self.relay = {t: self.node.create_publisher(OUTPUTS[t], t, 10) for t in self.outputs}
+        self.answers: Dict[str, Dict[int, Any]] = {t: {} for t in self.outputs}
+        for topic in self.outputs:
+            self.node.create_subscription(
+                OUTPUTS[topic], f'scenario/{topic}',
+                lambda msg, topic=topic: self.answers[topic].__setitem__(_stamp(msg), msg), 50)
+        self.odom: Dict[int, Odometry] = {}
+        self.slip: Dict[int, WheelSlip] = {}
+        self.node.create_subscription(Odometry, 'odom', lambda m: self.odom.__setitem__(
+            _stamp(m), m), 50)
+        self.node.create_subscription(WheelSlip, 'wheel_slip', lambda m: self.slip.__setitem__(
+            _stamp(m), m), 50)
+        self.step_client = self.node.create_client(Step, 'step')
+        self.recorder = None
+        if record:
+            from .recording import BagRecorder
+            from .demo import RECORDED_TOPICS
+            topics = dict(RECORDED_TOPICS)
+            topics.update({f'scenario/{t}': OUTPUTS[t] for t in self.outputs})
+            self.recorder = BagRecorder(self.node, record, topics)
+
+    def spin_until(self, done, timeout_s: float, processes) -> bool:
+        """Spin until done() or timeout; raise if a process exits."""
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            if time.monotonic() > deadline:
+                return False
+            for process in processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f'{process.args[0]} exited with {process.returncode}')
+            self.rclpy.spin_once(self.node, timeout_sec=0.01)
+        return True
+
+    def step(self, steps: int, processes) -> int:
+        """Advance the simulator; return the simulated time reached [ns]."""
+        future = self.step_client.call_async(Step.Request(steps=steps))
+        if not self.spin_until(future.done, 30.0, processes):
+            raise RuntimeError('the simulator did not answer a step request')
+        result = future.result()
+        if not result.success:
+            raise RuntimeError(f'step refused: {result.message}')
+        return result.sim_time.sec * 1_000_000_000 + result.sim_time.nanosec
+
+    def answered(self, stamp: int) -> bool:
+        """Return whether the controller answered the odometry at `stamp` on every output."""
+        return stamp in self.odom and stamp in self.slip and all(
+            stamp in self.answers[t] for t in self.outputs)
+
+    def relay_answer(self, stamp: int) -> None:
+        """Pass the controller's answer to the simulator and wait until it holds it."""
+        for topic in self.outputs:
+            publisher = self.relay[topic]
+            publisher.publish(self.answers[topic].pop(stamp))
+            if not publisher.wait_for_all_acked(self.rclpy.duration.Duration(seconds=10.0)):
+                raise RuntimeError(f'the simulator did not take the relayed {topic}')
+
+
+def _stamp(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
+def _start(command: List[str], log_path: str) -> subprocess.Popen:
+    with open(log_path, 'w', encoding='utf-8') as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _stop(processes) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]:
+    """Run a scenario in lockstep; return the samples and timing."""
+    import rclpy
+    path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
+    start_x, start_y = path.points[0]
+    steps_per_period = round(spec['control_period_s'] * PHYSICS_RATE_HZ)
+    sim = [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
+           '-p', 'pacing:=lockstep', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
+           '-p', f"vehicle:={spec['vehicle']}",
+           '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
+           '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
+           '-p', 'marker_rate_hz:=0.0',
+           '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
+           '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
+           '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
+    processes = [_start(sim, os.path.join(folder, 'simulator.log')),
+                 _start(_controller_command(spec), os.path.join(folder, 'controller.log'))]
+    os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = config_file('fastdds_lockstep.xml')
+    rclpy.init()
+    lockstep = Lockstep(spec, record)
+    wall_start = time.monotonic()
+    try:
+        if not lockstep.spin_until(lambda: lockstep.step_client.service_is_ready(), 30.0,
+                                   processes):
+            raise RuntimeError('the simulator offered no step service within 30 s')
+        # Time 0: repeat step(0), which republishes the initial state, until
+        # the controller (started alongside) answers it.
+
+        def first_answer():
+            lockstep.step(0, processes)
+            return lockstep.spin_until(lambda: lockstep.answered(0), 0.5, processes)
+        deadline = time.monotonic() + 30.0
+        while not first_answer():
+            if time.monotonic() > deadline:
+                raise RuntimeError('the controller did not answer the first odometry in 30 s')
+        stamps = [0]
+        progress, laps_m = path.locate(start_x, start_y).progress_m, 0.0
+        while True:
+            lockstep.relay_answer(stamps[-1])
+            odom = lockstep.odom[stamps[-1]].pose.pose.position
+            here = path.locate(odom.x, odom.y).progress_m
+            laps_m += (here - progress + path.length_m / 2.0) % path.length_m \
+                - path.length_m / 2.0
+            progress = here
+            if stamps[-1] >= spec['duration_s'] * 1e9 or \
+                    laps_m >= spec['stop_after_laps'] * path.length_m:
+                break
+            stamp = lockstep.step(steps_per_period, processes)
+            if not lockstep.spin_until(lambda: lockstep.answered(stamp), ANSWER_TIMEOUT_S,
+                                       processes):
+                raise RuntimeError(f'the controller did not answer the odometry at '
+                                   f'{stamp / 1e9:.3f} s within {ANSWER_TIMEOUT_S:g} s '
+                                   '(commands must carry the stamp of the odometry they answer)')
+            stamps.append(stamp)
+        wall = time.monotonic() - wall_start
+        samples = [(lockstep.odom[s], lockstep.slip[s]) for s in stamps]
+    finally:
+        if lockstep.recorder is not None:
+            lockstep.recorder.close()
+        lockstep.node.destroy_node()
+        rclpy.try_shutdown()
+        _stop(processes)
+    return {'samples': samples, 'path': path, 'wall_s': wall}
+
+
+def _yaw(q) -> float:
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the path-following metrics and their time series."""
+    path = result['path']
+    from .physics import Surface
+    surface = Surface.load(config_file(f"stages/{spec['stage']}.yaml"))
+    off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
+    t, cross, heading, speed, slip, xs, ys, off = [], [], [], [], [], [], [], []
+    progress, laps_m, completion = None, 0.0, None
+    for odom, wheel_slip in result['samples']:
+        position, q = odom.pose.pose.position, odom.pose.pose.orientation
+        here = path.locate(position.x, position.y)
+        if progress is not None:
+            laps_m += (here.progress_m - progress + path.length_m / 2.0) % path.length_m \
+                - path.length_m / 2.0
+        progress = here.progress_m
+        t.append(_stamp(odom) / 1e9)
+        if completion is None and laps_m >= spec['stop_after_laps'] * path.length_m:
+            completion = t[-1]
+        cross.append(here.cross_track_m)
+        heading.append((_yaw(q) - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
+        speed.append(math.hypot(odom.twist.twist.linear.x, odom.twist.twist.linear.y))
+        slip.append(float(np.max(np.abs(wheel_slip.slip_angle))))
+        xs.append(position.x)
+        ys.append(position.y)
+        off.append(bool(surface.grip_at(position.x, position.y) == off_road_grip))
+    t, cross, heading = np.array(t), np.array(cross), np.array(heading)
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
+        'cross_track_max_m': float(np.max(np.abs(cross))),
+        'heading_error_rms_rad': float(np.sqrt(np.mean(heading ** 2))),
+        'completion_time_s': completion if completion is not None else math.inf,
+        'off_road_time_s': float(np.sum(dt[np.array(off)])),
+        'mean_speed_m_s': float(np.mean(speed)),
+    }
+    series = {'t': t, 'cross_track_m': cross, 'heading_error_rad': heading,
+              'speed_m_s': np.array(speed), 'max_slip_angle_rad': np.array(slip),
+              'x': np.array(xs), 'y': np.array(ys)}
+    return {'metrics': metrics, 'series': series}
+
+
+def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
+    """Return {metric: {value, min/max, passed}} and whether all passed."""
+    verdicts = {}
+    for metric, bound in thresholds.items():
+        value = metrics[metric]
+        passed = bool(value >= bound.get('min', -math.inf) and value <= bound.get('max', math.inf))
+        verdicts[metric] = {**bound, 'value': value, 'passed': passed}
+    return verdicts, all(v['passed'] for v in verdicts.values())
+
+
+def plot_report(spec, result, series, path_png: str) -> None:
+    """Write the path against the reference, coloured by slip, and metrics over time."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6.5))
+    reference = np.vstack([result['path'].points, result['path'].points[:1]])
+    left.plot(reference[:, 0], reference[:, 1], color='0.6', linewidth=6, alpha=0.5,
+              label='reference path')
+    dots = left.scatter(series['x'], series['y'], c=np.degrees(series['max_slip_angle_rad']),
+                        cmap='plasma', s=4, label='CG path')
+    fig.colorbar(dots, ax=left, label='largest tyre slip angle [deg]')
+    left.set_aspect('equal', adjustable='datalim')
+    left.set_xlabel('x [m]')
+    left.set_ylabel('y [m]')
+    left.set_title(f"{spec['name']}: {spec['vehicle']} on {spec['stage']}")
+    left.legend(loc='upper right', fontsize=8)
+    right.plot(series['t'], series['cross_track_m'], label='cross-track error [m]')
+    right.plot(series['t'], series['heading_error_rad'], label='heading error [rad]')
+    right.set_xlabel('simulated time [s]')
+    right.grid(True)
+    speed = right.twinx()
+    speed.plot(series['t'], series['speed_m_s'], color='0.3', linestyle=':', label='speed')
+    speed.set_ylabel('speed [m/s]')
+    right.legend(loc='upper left', fontsize=8)
+    right.set_title('errors and speed over time')
+    fig.tight_layout()
+    fig.savefig(path_png, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    """Run a scenario; exit 0 when every threshold passes, 1 when one fails, 2 on bad input."""
+    parser = argparse.ArgumentParser(prog='./rally scenario', description=__doc__.split('\n\n')[0])
+    parser.add_argument('scenario', help='shipped scenario name (path_follow) or a YAML file')
+    parser.add_argument('--output', default='out', help='folder for the report (default out)')
+    parser.add_argument('--record', metavar='DIR', help='record a rosbag2 MCAP bag into DIR')
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        spec = load_scenario(args.scenario)
+        _outputs(spec)
+    except ScenarioError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    if args.record and os.path.exists(args.record):
+        print(f'error: --record {args.record}: the folder exists already', file=sys.stderr)
+        return 2
+    folder = os.path.join(args.output, f"scenario-{spec['name']}-"
+                          f"{time.strftime('%Y%m%d-%H%M%S')}")
+    os.makedirs(folder, exist_ok=True)
+    print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
+          f"{' '.join(spec['controller']['command'])}; lockstep every "
+          f"{spec['control_period_s']:g} s")
+    try:
+        result = run(spec, folder, args.record)
+    except RuntimeError as error:
+        print(f'error: {error}; logs in {folder}', file=sys.stderr)
+        return 1
+    evaluated = path_metrics(spec, result)
+    verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
+    simulated = evaluated['series']['t'][-1]
+    report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
+              'stage': spec['stage'], 'controller': spec['controller'],
+              'simulated_s': simulated, 'wall_s': result['wall_s'],
+              'real_time_factor': simulated / result['wall_s'],
+              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
+    with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
+        json.dump(report, out, indent=2, default=str)
+    plot_report(spec, result, evaluated['series'], os.path.join(folder, 'report.png'))
+    for metric, value in evaluated['metrics'].items():
+        verdict = verdicts.get(metric)
+        bound = '' if verdict is None else (
+            f"  [{'PASS' if verdict['passed'] else 'FAIL'}: "
+            + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
+        print(f'  {metric:<24} {value:10.4f}{bound}')
+    print(f"{'PASSED' if passed else 'FAILED'}: {simulated:.2f} s simulated in "
+          f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time); "
+          f'report in {folder}')
+    return 0 if passed else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
