@@ -37,6 +37,7 @@ setup(
         'console_scripts': [
             'rally_sim_node = rally_sim.ros.node:main',
             'path_follower = rally_sim.ros.path_follower:main',
+            'drift_controller = rally_sim.ros.drift_controller:main',
         ],
     },
 )

@@ -1,14 +1,15 @@
 """
 The demo behind `./rally run`: the simulator node and a built-in driver.
 
-    python -m rally_sim.demo [--driver path|manoeuvre] [--duration S] [--vehicle NAME]
+    python -m rally_sim.demo [--driver path|drift|manoeuvre] [--duration S] [--vehicle NAME]
         [--surface S] [--real-time-factor F] [--output DIR] [--record BAG_DIR]
 
 Starts the simulator node (its own process, real-time pacing, owning /clock)
 and a driver: by default the example path follower (its own process, speed
-mode) round the rally stage's tarmac, gravel, snow and ice; or a scripted
-open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
-handbrake turn). Prints live status; when the duration ends or on Ctrl-C it
+mode) round the rally stage's tarmac, gravel, snow and ice; the example
+drift controller holding a rear-wheel-drive car in a drift round the gravel
+skid pad; or a scripted open-loop manoeuvre on gravel (launch, a fast bend,
+a power-on spin, a handbrake turn). Prints live status; when the duration ends or on Ctrl-C it
 writes the run as CSV and a PNG plot, and with --record a rosbag2 bag.
 """
 
@@ -60,8 +61,14 @@ MANOEUVRE = (
     (1.8, 0.0, 0.0, 600.0, 0.0),        # stop
 )
 CYCLE_S = sum(phase[0] for phase in MANOEUVRE)
-PATH_DURATION_S = 50.0
-"""About one lap of the rally stage for the path follower."""
+DRIVERS = {
+    'path': {'duration': 50.0, 'vehicle': 'volvo_v40', 'surface': 'rally_stage',
+             'initial_speed': 0.0, 'what': 'the path follower'},
+    'drift': {'duration': 40.0, 'vehicle': 'rwd_gravel', 'surface': 'skid_pad',
+              'initial_speed': 8.0, 'what': 'the drift controller'},
+    'manoeuvre': {'duration': CYCLE_S, 'vehicle': 'rwd_gravel', 'surface': 'gravel',
+                  'initial_speed': 0.0, 'what': 'a scripted manoeuvre'},
+}
 RECORDED_TOPICS = {
     'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
     'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
@@ -166,26 +173,29 @@ class DemoDriver(Node):
 def parse_args(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally run', description=__doc__.split('\n\n')[0])
-    parser.add_argument('--driver', choices=('path', 'manoeuvre'), default='path',
+    parser.add_argument('--driver', choices=tuple(DRIVERS), default='path',
                         help='path: the example path follower round the rally stage '
-                             '(default); manoeuvre: a scripted open-loop manoeuvre on gravel')
+                             '(default); drift: the example drift controller on the gravel '
+                             'skid pad; manoeuvre: a scripted open-loop manoeuvre on gravel')
     parser.add_argument('--duration', type=float,
-                        help=f'simulated seconds to run (default {PATH_DURATION_S:g} for path, '
-                             f'{CYCLE_S:g} for manoeuvre); Ctrl-C stops earlier')
-    parser.add_argument('--vehicle', help='vehicle preset or file (default volvo_v40 for '
-                                          'path, rwd_gravel for manoeuvre)')
-    parser.add_argument('--surface', help='surface type, map or stage (default rally_stage for '
-                                          'path, gravel for manoeuvre)')
+                        help='simulated seconds to run (default: 50 path, 40 drift, 16 '
+                             'manoeuvre); Ctrl-C stops earlier')
+    parser.add_argument('--vehicle', help='vehicle preset or file (default: volvo_v40 for '
+                                          'path, rwd_gravel otherwise)')
+    parser.add_argument('--surface', help='surface type, map or stage (default: rally_stage '
+                                          'for path, skid_pad for drift, gravel for manoeuvre)')
     parser.add_argument('--real-time-factor', type=float, default=1.0,
-                        help='simulated seconds per wall second (default 1)')
+                        help='simulated seconds per wall second (default 1; above 1 the '
+                             'controllers answer late in simulated time, and the drift '
+                             'controller loses the slide)')
     parser.add_argument('--output', default='out', help='folder for the results (default out)')
     parser.add_argument('--record', metavar='DIR',
                         help='also record every topic into a rosbag2 bag (MCAP) in DIR')
     args = parser.parse_args(argv)
-    path = args.driver == 'path'
-    args.duration = args.duration or (PATH_DURATION_S if path else CYCLE_S)
-    args.vehicle = args.vehicle or ('volvo_v40' if path else 'rwd_gravel')
-    args.surface = args.surface or ('rally_stage' if path else 'gravel')
+    defaults = DRIVERS[args.driver]
+    args.duration = args.duration or defaults['duration']
+    args.vehicle = args.vehicle or defaults['vehicle']
+    args.surface = args.surface or defaults['surface']
     if not (math.isfinite(args.duration) and args.duration > 0.0):
         parser.error('--duration must be a positive number of seconds')
     if not (0.01 <= args.real_time_factor <= 100.0):
@@ -205,17 +215,22 @@ def start(module: str, params: Dict[str, object], log_path: str) -> subprocess.P
 
 
 def processes_for(args, folder: str) -> List[subprocess.Popen]:
-    """Start the simulator, and the path follower when it drives."""
+    """Start the simulator, and the example controller when one drives."""
     params = {'vehicle': args.vehicle, 'surface': args.surface,
               'real_time_factor': args.real_time_factor}
+    simulator_log = os.path.join(folder, 'simulator.log')
     if args.driver == 'manoeuvre':
-        return [start('rally_sim.ros.node', params, os.path.join(folder, 'simulator.log'))]
-    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+        return [start('rally_sim.ros.node', params, simulator_log)]
+    stage = 'rally_stage' if args.driver == 'path' else 'skid_pad'
+    path = ClosedPath(read_path(config_file(f'stages/{stage}_path.csv')))
     start_x, start_y = path.points[0]
-    params.update(command_mode='speed', initial_x=float(start_x), initial_y=float(start_y),
-                  initial_yaw=path.locate(start_x, start_y).heading_rad)
-    return [start('rally_sim.ros.node', params, os.path.join(folder, 'simulator.log')),
-            start('rally_sim.ros.path_follower', {}, os.path.join(folder, 'path_follower.log'))]
+    params.update(command_mode='speed' if args.driver == 'path' else 'torque',
+                  initial_x=float(start_x), initial_y=float(start_y),
+                  initial_yaw=path.locate(start_x, start_y).heading_rad,
+                  initial_speed=DRIVERS[args.driver]['initial_speed'])
+    module = {'path': 'path_follower', 'drift': 'drift_controller'}[args.driver]
+    return [start('rally_sim.ros.node', params, simulator_log),
+            start(f'rally_sim.ros.{module}', {}, os.path.join(folder, f'{module}.log'))]
 
 
 def stop_all(processes: List[subprocess.Popen]) -> None:
@@ -241,7 +256,7 @@ def main(argv=None) -> int:
     driver = DemoDriver(drive=args.driver == 'manoeuvre')
     recorder = BagRecorder(driver, args.record, RECORDED_TOPICS) if args.record else None
     interactive = sys.stdout.isatty()
-    what = 'the path follower' if args.driver == 'path' else 'a scripted manoeuvre'
+    what = DRIVERS[args.driver]['what']
     print(f'rally_sim demo: {config["name"]} on {args.surface} driven by {what}, '
           f'{args.duration:g} s of simulated time; Ctrl-C stops; results in {folder}')
     last_print = 0.0

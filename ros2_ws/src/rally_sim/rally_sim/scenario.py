@@ -40,9 +40,16 @@ from .stages import read_path, STAGES
 OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
 KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
         'initial_speed_m_s': (int, float), 'duration_s': (int, float),
-        'control_period_s': (int, float), 'stop_after_laps': int, 'thresholds': dict}
-METRICS = ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
-           'completion_time_s', 'off_road_time_s', 'mean_speed_m_s')
+        'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
+        'settle_s': (int, float), 'thresholds': dict}
+METRICS = {
+    'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
+             'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
+    'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
+              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s'),
+}
+DRIFT_SIDESLIP_DEG = 10.0
+"""A car with more sideslip than this counts as drifting."""
 ANSWER_TIMEOUT_S = 10.0
 PHYSICS_RATE_HZ = 1000.0
 
@@ -78,10 +85,13 @@ def load_scenario(name: str) -> Dict[str, Any]:
     if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
         raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
                             "'duration_s' positive")
+    if spec['metrics'] not in METRICS:
+        raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
+    known = METRICS[spec['metrics']]
     for metric, bound in spec['thresholds'].items():
-        if metric not in METRICS or not isinstance(bound, dict) or \
+        if metric not in known or not isinstance(bound, dict) or \
                 not set(bound) <= {'min', 'max'} or not bound:
-            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {METRICS} "
+            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
                                 'with min and/or max')
     spec['file'] = path
     return spec
@@ -240,8 +250,9 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
             laps_m += (here - progress + path.length_m / 2.0) % path.length_m \
                 - path.length_m / 2.0
             progress = here
-            if stamps[-1] >= spec['duration_s'] * 1e9 or \
-                    laps_m >= spec['stop_after_laps'] * path.length_m:
+            laps_done = spec['stop_after_laps'] > 0 and \
+                laps_m >= spec['stop_after_laps'] * path.length_m
+            if stamps[-1] >= spec['duration_s'] * 1e9 or laps_done:
                 break
             stamp = lockstep.step(steps_per_period, processes)
             if not lockstep.spin_until(lambda: lockstep.answered(stamp), ANSWER_TIMEOUT_S,
@@ -281,7 +292,8 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
                 - path.length_m / 2.0
         progress = here.progress_m
         t.append(_stamp(odom) / 1e9)
-        if completion is None and laps_m >= spec['stop_after_laps'] * path.length_m:
+        if completion is None and spec['stop_after_laps'] > 0 and \
+                laps_m >= spec['stop_after_laps'] * path.length_m:
             completion = t[-1]
         cross.append(here.cross_track_m)
         heading.append((_yaw(q) - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
@@ -300,9 +312,40 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
         'off_road_time_s': float(np.sum(dt[np.array(off)])),
         'mean_speed_m_s': float(np.mean(speed)),
     }
-    series = {'t': t, 'cross_track_m': cross, 'heading_error_rad': heading,
-              'speed_m_s': np.array(speed), 'max_slip_angle_rad': np.array(slip),
-              'x': np.array(xs), 'y': np.array(ys)}
+    series = {'t': t, 'speed_m_s': np.array(speed), 'max_slip_angle_rad': np.array(slip),
+              'x': np.array(xs), 'y': np.array(ys),
+              'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
+    return {'metrics': metrics, 'series': series}
+
+
+def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the drift metrics (after settle_s) and their time series."""
+    points = result['path'].points
+    center = points.mean(axis=0)
+    radius = float(np.mean(np.hypot(*(points - center).T)))
+    rows = []
+    for odom, wheel_slip in result['samples']:
+        p, v = odom.pose.pose.position, odom.twist.twist
+        beta = math.degrees(math.atan2(v.linear.y, v.linear.x)) if abs(v.linear.x) > 0.5 \
+            else 0.0
+        rows.append((_stamp(odom) / 1e9, p.x, p.y, beta, v.angular.z,
+                     math.hypot(p.x - center[0], p.y - center[1]) - radius,
+                     math.hypot(v.linear.x, v.linear.y),
+                     float(np.max(np.abs(wheel_slip.slip_angle)))))
+    t, xs, ys, beta, yaw_rate, radius_error, speed, slip = (np.array(c) for c in zip(*rows))
+    window = t >= spec['settle_s']
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'sideslip_std_deg': float(np.std(np.abs(beta[window]))),
+        'yaw_rate_mean_rad_s': float(np.mean(yaw_rate[window])),
+        'radius_error_rms_m': float(np.sqrt(np.mean(radius_error[window] ** 2))),
+        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'mean_speed_m_s': float(np.mean(speed[window])),
+    }
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': slip, 'x': xs, 'y': ys,
+              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
+                         'radius error [m]': radius_error}}
     return {'metrics': metrics, 'series': series}
 
 
@@ -333,15 +376,15 @@ def plot_report(spec, result, series, path_png: str) -> None:
     left.set_ylabel('y [m]')
     left.set_title(f"{spec['name']}: {spec['vehicle']} on {spec['stage']}")
     left.legend(loc='upper right', fontsize=8)
-    right.plot(series['t'], series['cross_track_m'], label='cross-track error [m]')
-    right.plot(series['t'], series['heading_error_rad'], label='heading error [rad]')
+    for label, values in series['curves'].items():
+        right.plot(series['t'], values, label=label)
     right.set_xlabel('simulated time [s]')
     right.grid(True)
     speed = right.twinx()
     speed.plot(series['t'], series['speed_m_s'], color='0.3', linestyle=':', label='speed')
     speed.set_ylabel('speed [m/s]')
     right.legend(loc='upper left', fontsize=8)
-    right.set_title('errors and speed over time')
+    right.set_title(f"{spec['metrics']} metrics and speed over time")
     fig.tight_layout()
     fig.savefig(path_png, dpi=90)
     plt.close(fig)
@@ -374,7 +417,7 @@ def main(argv=None) -> int:
     except RuntimeError as error:
         print(f'error: {error}; logs in {folder}', file=sys.stderr)
         return 1
-    evaluated = path_metrics(spec, result)
+    evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
