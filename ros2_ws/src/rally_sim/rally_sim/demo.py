@@ -17,7 +17,6 @@ import argparse
 import datetime
 import math
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -41,6 +40,7 @@ from .control.path import ClosedPath
 from .physics import load_vehicle
 from .physics.trajectory import Trajectory
 from .plotting import plot_run
+from .processes import start_logged, stop_all
 from .recording import BagRecorder
 from .replay import vehicle_path, write_trajectory
 from .resources import config_file
@@ -210,8 +210,7 @@ def start(module: str, params: Dict[str, object], log_path: str) -> subprocess.P
     command = [sys.executable, '-m', module, '--ros-args']
     for name, value in params.items():
         command += ['-p', f'{name}:={value}']
-    with open(log_path, 'w', encoding='utf-8') as log:
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    return start_logged(command, log_path)
 
 
 def processes_for(args, folder: str) -> List[subprocess.Popen]:
@@ -231,18 +230,6 @@ def processes_for(args, folder: str) -> List[subprocess.Popen]:
     module = {'path': 'path_follower', 'drift': 'drift_controller'}[args.driver]
     return [start('rally_sim.ros.node', params, simulator_log),
             start(f'rally_sim.ros.{module}', {}, os.path.join(folder, f'{module}.log'))]
-
-
-def stop_all(processes: List[subprocess.Popen]) -> None:
-    """Stop the processes cleanly (SIGINT, then wait)."""
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-    for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def main(argv=None) -> int:

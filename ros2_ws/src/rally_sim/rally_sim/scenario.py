@@ -19,8 +19,6 @@ import argparse
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
 import time
 from typing import Any, Dict, List
@@ -34,6 +32,7 @@ import yaml
 
 from .control.path import ClosedPath
 from .physics import SURFACE_GRIP
+from .processes import start_logged, stop_all
 from .resources import config_file, preset
 from .stages import read_path, STAGES
 
@@ -190,22 +189,6 @@ def _stamp(msg) -> int:
     return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
-def _start(command: List[str], log_path: str) -> subprocess.Popen:
-    with open(log_path, 'w', encoding='utf-8') as log:
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-
-
-def _stop(processes) -> None:
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-    for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
 def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]:
     """Run a scenario in lockstep; return the samples and timing."""
     import rclpy
@@ -221,8 +204,8 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
            '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
            '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
-    processes = [_start(sim, os.path.join(folder, 'simulator.log')),
-                 _start(_controller_command(spec), os.path.join(folder, 'controller.log'))]
+    processes = [start_logged(sim, os.path.join(folder, 'simulator.log')),
+                 start_logged(_controller_command(spec), os.path.join(folder, 'controller.log'))]
     os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = config_file('fastdds_lockstep.xml')
     rclpy.init()
     lockstep = Lockstep(spec, record)
@@ -268,7 +251,7 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
             lockstep.recorder.close()
         lockstep.node.destroy_node()
         rclpy.try_shutdown()
-        _stop(processes)
+        stop_all(processes)
     return {'samples': samples, 'path': path, 'wall_s': wall}
 
 

@@ -14,12 +14,11 @@ import sys
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 from rally_sim_msgs.msg import WheelTorqueCommand
-import rclpy
 from rclpy.node import Node
 from transforms3d.euler import quat2euler
 
-from .parameters import declare, ParameterError, Spec
-from .spinning import spin_until_shutdown
+from .parameters import declare, Spec
+from .spinning import run_node
 from ..control.drift import DriftController, DriftSettings
 
 DEFAULTS = DriftSettings()
@@ -73,15 +72,7 @@ class DriftNode(Node):
 
 def main(args=None) -> int:
     """Run the drift controller until Ctrl-C; exit 2 on a bad parameter."""
-    rclpy.init(args=args)
-    try:
-        node = DriftNode()
-    except ParameterError as error:
-        print(f'drift_controller: error: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    spin_until_shutdown(node)
-    return 0
+    return run_node(DriftNode, 'drift_controller', args)
 
 
 if __name__ == '__main__':

@@ -22,7 +22,6 @@ from nav_msgs.msg import Odometry
 import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rally_sim_msgs.srv import Step
-import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -35,7 +34,7 @@ from visualization_msgs.msg import MarkerArray
 
 from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
-from .spinning import spin_until_shutdown
+from .spinning import run_node
 from .. import WHEELS
 from ..control.speed import SpeedController
 from ..physics import Command, CommandError, load_vehicle, Vehicle
@@ -336,15 +335,7 @@ class SimulatorNode(Node):
 
 def main(args=None) -> int:
     """Run the node until Ctrl-C; exit 2 on a bad parameter."""
-    rclpy.init(args=args)
-    try:
-        node = SimulatorNode()
-    except ParameterError as error:
-        print(f'rally_sim_node: error: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    spin_until_shutdown(node)
-    return 0
+    return run_node(SimulatorNode, 'rally_sim_node', args)
 
 
 if __name__ == '__main__':

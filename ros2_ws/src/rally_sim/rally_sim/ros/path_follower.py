@@ -14,12 +14,11 @@ import sys
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry, Path
 import numpy as np
-import rclpy
 from rclpy.node import Node
 from transforms3d.euler import quat2euler
 
 from .parameters import declare, ParameterError, Spec
-from .spinning import spin_until_shutdown
+from .spinning import run_node
 from ..control.path import ClosedPath
 from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
 from ..resources import config_file
@@ -91,15 +90,7 @@ class PathFollower(Node):
 
 def main(args=None) -> int:
     """Run the path follower until Ctrl-C; exit 2 on a bad parameter."""
-    rclpy.init(args=args)
-    try:
-        node = PathFollower()
-    except ParameterError as error:
-        print(f'path_follower: error: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    spin_until_shutdown(node)
-    return 0
+    return run_node(PathFollower, 'path_follower', args)
 
 
 if __name__ == '__main__':

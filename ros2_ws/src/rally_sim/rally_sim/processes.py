@@ -1,0 +1,25 @@
+"""Start the simulator and controllers as processes, and stop them cleanly."""
+
+import signal
+import subprocess
+from typing import Iterable, List
+
+
+def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
+    """Start `command` with its output (stdout and stderr) into a log file."""
+    with open(log_path, 'w', encoding='utf-8') as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+
+def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> None:
+    """Stop processes with SIGINT (so DDS shuts down cleanly), killing any that hang."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
