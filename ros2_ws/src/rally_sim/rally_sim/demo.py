@@ -61,6 +61,7 @@ MANOEUVRE = (
     (1.8, 0.0, 0.0, 600.0, 0.0),        # stop
 )
 CYCLE_S = sum(phase[0] for phase in MANOEUVRE)
+NO_DATA_TIMEOUT_S = 30.0
 DRIVERS = {
     'path': {'duration': 50.0, 'vehicle': 'volvo_v40', 'surface': 'rally_stage',
              'initial_speed': 0.0, 'what': 'the path follower'},
@@ -247,13 +248,21 @@ def main(argv=None) -> int:
     print(f'rally_sim demo: {config["name"]} on {args.surface} driven by {what}, '
           f'{args.duration:g} s of simulated time; Ctrl-C stops; results in {folder}')
     last_print = 0.0
+    return_code = 0
     try:
-        while driver.sim_time() < args.duration:
+        waited = time.monotonic()
+        while driver.sim_time() < args.duration or not driver.odom:
             rclpy.spin_once(driver, timeout_sec=0.05)
+            if not driver.odom and time.monotonic() - waited > NO_DATA_TIMEOUT_S:
+                print(f'\nno odometry from the simulator in {NO_DATA_TIMEOUT_S:g} s; see '
+                      f'the logs in {folder}', file=sys.stderr)
+                return_code = 1
+                break
             stopped = [p for p in processes if p.poll() is not None]
             if stopped:
-                print(f'\na process stopped (exit {stopped[0].returncode}); see the logs in '
-                      f'{folder}', file=sys.stderr)
+                print(f'\n{stopped[0].args[2]} stopped (exit {stopped[0].returncode}); '
+                      f'see the logs in {folder}', file=sys.stderr)
+                return_code = 1
                 break
             if time.monotonic() - last_print > (0.2 if interactive else 2.0):
                 last_print = time.monotonic()
@@ -272,14 +281,14 @@ def main(argv=None) -> int:
     driver.destroy_node()
     rclpy.try_shutdown()
     if len(trajectory.columns['t']) < 2:
-        print('no data was recorded', file=sys.stderr)
+        print(f'no data was recorded; see the logs in {folder}', file=sys.stderr)
         return 1
     csv_path = os.path.join(folder, 'run.csv')
     png_path = os.path.join(folder, 'run.png')
     write_trajectory(csv_path, trajectory)
     plot_run(trajectory, config, png_path, title=f'{what} on {args.surface}')
     print(f'wrote {csv_path} ({len(trajectory.columns["t"])} samples) and {png_path}')
-    return 0
+    return return_code
 
 
 if __name__ == '__main__':
