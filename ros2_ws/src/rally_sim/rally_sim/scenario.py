@@ -206,11 +206,13 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
     processes = [start_logged(sim, os.path.join(folder, 'simulator.log')),
                  start_logged(_controller_command(spec), os.path.join(folder, 'controller.log'))]
-    os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = config_file('fastdds_lockstep.xml')
-    rclpy.init()
-    lockstep = Lockstep(spec, record)
-    wall_start = time.monotonic()
+    lockstep = None
     try:
+        # Only this process (the relay's writer) needs the fast acknowledgements.
+        os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = config_file('fastdds_lockstep.xml')
+        rclpy.init()
+        lockstep = Lockstep(spec, record)
+        wall_start = time.monotonic()
         if not lockstep.spin_until(lambda: lockstep.step_client.service_is_ready(), 30.0,
                                    processes):
             raise RuntimeError('the simulator offered no step service within 30 s')
@@ -230,8 +232,7 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
             lockstep.relay_answer(stamps[-1])
             odom = lockstep.odom[stamps[-1]].pose.pose.position
             here = path.locate(odom.x, odom.y).progress_m
-            laps_m += (here - progress + path.length_m / 2.0) % path.length_m \
-                - path.length_m / 2.0
+            laps_m += path.progress_step(progress, here)
             progress = here
             laps_done = spec['stop_after_laps'] > 0 and \
                 laps_m >= spec['stop_after_laps'] * path.length_m
@@ -247,9 +248,10 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
         wall = time.monotonic() - wall_start
         samples = [(lockstep.odom[s], lockstep.slip[s]) for s in stamps]
     finally:
-        if lockstep.recorder is not None:
-            lockstep.recorder.close()
-        lockstep.node.destroy_node()
+        if lockstep is not None:
+            if lockstep.recorder is not None:
+                lockstep.recorder.close()
+            lockstep.node.destroy_node()
         rclpy.try_shutdown()
         stop_all(processes)
     return {'samples': samples, 'path': path, 'wall_s': wall}
@@ -271,8 +273,7 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
         position, q = odom.pose.pose.position, odom.pose.pose.orientation
         here = path.locate(position.x, position.y)
         if progress is not None:
-            laps_m += (here.progress_m - progress + path.length_m / 2.0) % path.length_m \
-                - path.length_m / 2.0
+            laps_m += path.progress_step(progress, here.progress_m)
         progress = here.progress_m
         t.append(_stamp(odom) / 1e9)
         if completion is None and spec['stop_after_laps'] > 0 and \

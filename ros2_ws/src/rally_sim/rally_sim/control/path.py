@@ -52,6 +52,11 @@ class ClosedPath:
         return PathPoint(i, float(self.start_m[i] + along[i]),
                          float(np.copysign(distance[i], side)), float(np.arctan2(d[1], d[0])))
 
+    def progress_step(self, previous_m: float, current_m: float) -> float:
+        """Return the signed progress from one located point to the next (across the lap end)."""
+        half = self.length_m / 2.0
+        return (current_m - previous_m + half) % self.length_m - half
+
     def point_at(self, progress_m: float) -> np.ndarray:
         """Return the path point at an arc length (wrapping around the lap)."""
         s = progress_m % self.length_m

@@ -24,6 +24,8 @@ def test_locate_on_a_square():
     here = path.locate(11.0, 5.0)         # right of the second side (going +y)
     assert (here.index, here.progress_m, here.cross_track_m) == (1, 15.0, -1.0)
     assert path.point_at(45.0) == pytest.approx([5.0, 0.0])      # wraps around the lap
+    assert path.progress_step(39.0, 1.0) == 2.0                  # across the lap's end
+    assert path.progress_step(1.0, 39.0) == -2.0
 
 
 def test_curvature_of_a_circle():
