@@ -179,9 +179,10 @@ class Lockstep:
     def relay_answer(self, stamp: int) -> None:
         """Pass the controller's answer to the simulator and wait until it holds it."""
         for topic in self.outputs:
-            publisher = self.relay[topic]
-            publisher.publish(self.answers[topic].pop(stamp))
-            if not publisher.wait_for_all_acked(self.rclpy.duration.Duration(seconds=10.0)):
+            self.relay[topic].publish(self.answers[topic].pop(stamp))
+        for topic in self.outputs:        # acknowledged together, not one after the other
+            if not self.relay[topic].wait_for_all_acked(
+                    self.rclpy.duration.Duration(seconds=10.0)):
                 raise RuntimeError(f'the simulator did not take the relayed {topic}')
 
 
