@@ -119,11 +119,6 @@ class Vehicle:
         wheel_vx = vx - yaw_rate * np.array([c, -c, c, -c])
         return wheel_vx / self.params.wheel_radius_m
 
-    def teleport(self, x: float, y: float, yaw: float) -> None:
-        """Move the car to a new pose, keeping its velocities."""
-        values = _checked('pose', [[x, y, yaw]], 3)[0]
-        self.state[[X, Y, YAW]] = values
-
     # ---- commands ----------------------------------------------------------
 
     def set_command(self, command: Command) -> List[str]:
@@ -231,10 +226,6 @@ class Vehicle:
         return states, diags
 
     # ---- outputs -----------------------------------------------------------
-
-    def wheel_positions(self):
-        """Return the wheels' contact points (xs, ys) in the odom frame."""
-        return contact_points(self.state, self.params)
 
     def wheels(self) -> WheelState:
         """Return the tyre state of the last step."""
