@@ -22,9 +22,12 @@ import math
 import numpy as np
 
 from .jit import njit
-from .load_transfer import _solve_in_place
-from .model import contact_points, derivatives, DIAG_SIZE, ModelParams, STEER, VX, X, Y, YAW
-from .surfaces import friction_at, GripGrid
+from .linear import factor, solve_factored, solve_in_place
+from .model import (  # noqa: F401 (C_*, COMMAND_SIZE: the kernels' command layout)
+    C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, contact_point, derivatives_into,
+    DIAG_SIZE, OMEGA, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE,
+    STEER, VX, W_DIRECTION, W_MU, W_STUCK, WHEEL_ROWS, X, Y, YAW)
+from .surfaces import grip_at
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
 JACOBIAN_REFRESH_SUBSTEPS = 40
@@ -32,6 +35,40 @@ JACOBIAN_REFRESH_SUBSTEPS = 40
 between it reuses it (a Rosenbrock-W method: first-order consistent with any
 matrix, and stable while the matrix stays close to the Jacobian)."""
 INTEGRATORS = {'euler': EULER, 'rk4': RK4, 'implicit_euler': IMPLICIT_EULER}
+
+# Rows of the work vectors (VECTOR_ROWS x STATE_SIZE; the 7-state ones use 7 columns).
+(V_Z, V_NEW, V_F0, V_DZ, V_UP, V_DOWN, V_F_UP, V_F_DOWN, V_K1, V_K2, V_K3, V_K4, V_TMP,
+ V_TRIAL) = range(14)
+VECTOR_ROWS = 14
+M_ITERATION, M_SOLVE, M_FACTORED = 0, 1, 2
+"""The implicit scheme's iteration matrix (kept between calls), a scratch copy for
+solves with stuck wheels, and the matrix factored for all other solves (kept)."""
+I_AGE, I_PIVOTS, I_FACTORED = 0, 1, 8
+INT_SIZE = 9
+"""Integers carried between calls: sub-steps since the Jacobian was computed, the
+factored matrix's row swaps (7), and 1 if it factored (0: singular)."""
+
+# Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
+O_FRICTION, O_WHEEL_ANGLE, O_ACCEL = DIAG_SIZE, DIAG_SIZE + 1, DIAG_SIZE + 2
+OUTPUT_ROWS = DIAG_SIZE + 3
+"""friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
+specific force (x, y) [m/s^2] in columns 0, 1."""
+
+
+class Workspace:
+    """The arrays a car's compiled kernels compute in, allocated once per car."""
+
+    def __init__(self):
+        """Allocate; the Jacobian is marked stale so the first step computes it."""
+        self.vectors = np.zeros((VECTOR_ROWS, STATE_SIZE))
+        self.wheel = np.zeros((WHEEL_ROWS, 4))
+        self.matrices = np.zeros((3, 7, 7))
+        self.ints = np.zeros(INT_SIZE, dtype=np.int64)
+        self.refresh_jacobian()
+
+    def refresh_jacobian(self) -> None:
+        """Make the next implicit step compute a fresh Jacobian."""
+        self.ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
 
 
 @njit
@@ -48,189 +85,331 @@ def advance_steer(steer: float, target: float, rate_limit: float, h: float,
 
 
 @njit
-def _apply_brakes(z: np.ndarray, brake: np.ndarray, h: float, inertia: np.ndarray) -> None:
-    """Remove up to h T_b / I of each wheel's spin without reversing it."""
+def _apply_brakes(vectors: np.ndarray, row: int, command: np.ndarray, h: float,
+                  inertia: float) -> None:
+    """Remove up to h T_b / I of each wheel's spin (vectors[row]) without reversing it."""
     for i in range(4):
-        if brake[i] > 0.0:
-            limit = h * brake[i] / inertia[i]
-            omega = z[3 + i]
+        brake = command[C_BRAKE + i]
+        if brake > 0.0:
+            limit = h * brake / inertia
+            omega = vectors[row, 3 + i]
             if abs(omega) <= limit:
-                z[3 + i] = 0.0
+                vectors[row, 3 + i] = 0.0
             else:
-                z[3 + i] = omega - math.copysign(limit, omega)
+                vectors[row, 3 + i] = omega - math.copysign(limit, omega)
 
 
 @njit
-def _iteration_matrix(z, steer, drive, mu, p, h, scratch):
-    """Return I - h J, J by central differences (mirror-symmetric: reverse = forward)."""
-    matrix = np.empty((7, 7))
-    up = z.copy()
-    down = z.copy()
+def _iteration_matrix(command, p, h, vectors, wheel, matrices, ints) -> None:
+    """Compute I - h J at vectors[V_Z] (J by central differences) and factor it."""
     for j in range(7):
-        eps = 1e-6 * max(1.0, abs(z[j]))
-        up[j] = z[j] + eps
-        down[j] = z[j] - eps
-        f_up = derivatives(up, steer, drive, mu, p, scratch)
-        f_down = derivatives(down, steer, drive, mu, p, scratch)
-        up[j] = down[j] = z[j]
+        vectors[V_UP, j] = vectors[V_DOWN, j] = vectors[V_Z, j]
+    for j in range(7):
+        zj = vectors[V_Z, j]
+        eps = 1e-6 * max(1.0, abs(zj))
+        vectors[V_UP, j] = zj + eps
+        vectors[V_DOWN, j] = zj - eps
+        derivatives_into(vectors, V_UP, V_F_UP, command, p, wheel, wheel, False)
+        derivatives_into(vectors, V_DOWN, V_F_DOWN, command, p, wheel, wheel, False)
+        vectors[V_UP, j] = vectors[V_DOWN, j] = zj
         for i in range(7):
-            matrix[i, j] = -h * (f_up[i] - f_down[i]) / (2.0 * eps)
-        matrix[j, j] += 1.0
-    return matrix
+            matrices[M_ITERATION, i, j] = (
+                -h * (vectors[V_F_UP, i] - vectors[V_F_DOWN, i]) / (2.0 * eps))
+        matrices[M_ITERATION, j, j] += 1.0
+    for i in range(7):
+        for k in range(7):
+            matrices[M_FACTORED, i, k] = matrices[M_ITERATION, i, k]
+    ints[I_FACTORED] = 1 if factor(matrices[M_FACTORED], ints[I_PIVOTS:I_PIVOTS + 7], 7) else 0
 
 
 @njit
-def _implicit_update(z, steer, drive, brake, mu, p, h, scratch, matrix):
+def _implicit_update(command, p, h, vectors, wheel, matrices, ints) -> None:
     """
-    Return z + dz with (I - h J) dz = h f(z) and the brakes as Coulomb friction.
+    Write z + dz into vectors[V_NEW], (I - h J) dz = h f(z), brakes as Coulomb friction.
 
-    `matrix` is I - h J from _iteration_matrix. Each braked wheel either
-    slides (brake torque -T_b sign(omega) joins f) or sticks (its row becomes
-    omega_new = 0) when holding it needs no more than T_b; a few active-set
-    passes settle which, as for a static friction constraint.
+    z is vectors[V_Z]; matrices[M_ITERATION] is I - h J. Each braked wheel
+    either slides (brake torque -T_b sign(omega) joins f) or sticks (its row
+    becomes omega_new = 0) when holding it needs no more than T_b; a few
+    active-set passes settle which, as for a static friction constraint.
+    Without a stuck wheel the solve reuses the factored matrix (bit-identical
+    to solving afresh).
     """
-    f0 = derivatives(z, steer, drive, mu, p, scratch)
-    inertia = p.wheel_inertia_kg_m2
-    stuck = np.zeros(4, dtype=np.bool_)
-    direction = np.zeros(4)
+    derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
+    inertia = p[P_WHEEL_INERTIA]
     for i in range(4):
-        if brake[i] > 0.0:
-            stuck[i] = z[3 + i] == 0.0
-            direction[i] = math.copysign(1.0, z[3 + i])
-    dz = h * f0
+        braked = command[C_BRAKE + i] > 0.0
+        omega = vectors[V_Z, 3 + i]
+        wheel[W_STUCK, i] = 1.0 if braked and omega == 0.0 else 0.0
+        wheel[W_DIRECTION, i] = math.copysign(1.0, omega) if braked else 0.0
     for _ in range(8):
-        a = matrix.copy()
-        dz = h * f0
+        any_stuck = False
+        for i in range(7):
+            vectors[V_DZ, i] = h * vectors[V_F0, i]
         for i in range(4):
-            if stuck[i]:
-                a[3 + i, :] = 0.0
-                a[3 + i, 3 + i] = 1.0
-                dz[3 + i] = -z[3 + i]
-            elif brake[i] > 0.0:
-                dz[3 + i] -= h * brake[i] * direction[i] / inertia
-        if not _solve_in_place(a, dz, 7):
-            return z + h * f0
-        settled = True
-        for i in range(4):
-            if brake[i] <= 0.0:
-                continue
-            if stuck[i]:
-                row_dot = 0.0
-                for k in range(7):
-                    row_dot += matrix[3 + i, k] * dz[k]
-                holding = inertia * (h * f0[3 + i] - row_dot) / h
-                if abs(holding) > brake[i]:
-                    stuck[i] = False
-                    direction[i] = math.copysign(1.0, holding)
-                    settled = False
-            elif (z[3 + i] + dz[3 + i]) * direction[i] < 0.0:
-                stuck[i] = True
-                settled = False
-        if settled:
+            if wheel[W_STUCK, i]:
+                any_stuck = True
+                vectors[V_DZ, 3 + i] = -vectors[V_Z, 3 + i]
+            elif command[C_BRAKE + i] > 0.0:
+                vectors[V_DZ, 3 + i] -= h * command[C_BRAKE + i] * wheel[W_DIRECTION, i] / inertia
+        if not any_stuck and ints[I_FACTORED]:
+            solved = True
+            solve_factored(matrices[M_FACTORED], ints[I_PIVOTS:I_PIVOTS + 7], vectors[V_DZ], 7)
+        else:
+            solved = _solve_with_stuck_wheels(vectors, wheel, matrices)
+        if not solved:
+            for i in range(7):
+                vectors[V_NEW, i] = vectors[V_Z, i] + h * vectors[V_F0, i]
+            return
+        if _brakes_settled(command, h, inertia, vectors, wheel, matrices):
             break
-    return z + dz
+    for i in range(7):
+        vectors[V_NEW, i] = vectors[V_Z, i] + vectors[V_DZ, i]
 
 
 @njit
-def _rk4_update(z, steer, drive, mu, p, h, scratch):
-    """Return z after one classic RK4 step of h."""
-    k1 = derivatives(z, steer, drive, mu, p, scratch)
-    k2 = derivatives(z + 0.5 * h * k1, steer, drive, mu, p, scratch)
-    k3 = derivatives(z + 0.5 * h * k2, steer, drive, mu, p, scratch)
-    k4 = derivatives(z + h * k3, steer, drive, mu, p, scratch)
-    return z + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+def _solve_with_stuck_wheels(vectors, wheel, matrices) -> bool:
+    """Solve for vectors[V_DZ] with each stuck wheel's row replaced by omega_new = 0."""
+    for i in range(7):
+        for k in range(7):
+            matrices[M_SOLVE, i, k] = matrices[M_ITERATION, i, k]
+    for i in range(4):
+        if wheel[W_STUCK, i]:
+            for k in range(7):
+                matrices[M_SOLVE, 3 + i, k] = 0.0
+            matrices[M_SOLVE, 3 + i, 3 + i] = 1.0
+    return solve_in_place(matrices[M_SOLVE], vectors[V_DZ], 7)
 
 
 @njit
-def _move_pose(state: np.ndarray, old: np.ndarray, new: np.ndarray, h: float,
-               method: int) -> None:
-    """Integrate the odom pose over h from the body velocities before and after."""
+def _brakes_settled(command, h, inertia, vectors, wheel, matrices) -> bool:
+    """Check each braked wheel's stick/slide guess against the solution; fix wrong ones."""
+    settled = True
+    for i in range(4):
+        brake = command[C_BRAKE + i]
+        if brake <= 0.0:
+            continue
+        if wheel[W_STUCK, i]:
+            row_dot = 0.0
+            for k in range(7):
+                row_dot += matrices[M_ITERATION, 3 + i, k] * vectors[V_DZ, k]
+            holding = inertia * (h * vectors[V_F0, 3 + i] - row_dot) / h
+            if abs(holding) > brake:
+                wheel[W_STUCK, i] = 0.0
+                wheel[W_DIRECTION, i] = math.copysign(1.0, holding)
+                settled = False
+        elif (vectors[V_Z, 3 + i] + vectors[V_DZ, 3 + i]) * wheel[W_DIRECTION, i] < 0.0:
+            wheel[W_STUCK, i] = 1.0
+            settled = False
+    return settled
+
+
+@njit
+def _rk4_update(command, p, h, vectors, wheel) -> None:
+    """Write vectors[V_Z] after one classic RK4 step of h into vectors[V_NEW]."""
+    derivatives_into(vectors, V_Z, V_K1, command, p, wheel, wheel, False)
+    for i in range(7):
+        vectors[V_TMP, i] = vectors[V_Z, i] + 0.5 * h * vectors[V_K1, i]
+    derivatives_into(vectors, V_TMP, V_K2, command, p, wheel, wheel, False)
+    for i in range(7):
+        vectors[V_TMP, i] = vectors[V_Z, i] + 0.5 * h * vectors[V_K2, i]
+    derivatives_into(vectors, V_TMP, V_K3, command, p, wheel, wheel, False)
+    for i in range(7):
+        vectors[V_TMP, i] = vectors[V_Z, i] + h * vectors[V_K3, i]
+    derivatives_into(vectors, V_TMP, V_K4, command, p, wheel, wheel, False)
+    for i in range(7):
+        vectors[V_NEW, i] = vectors[V_Z, i] + (h / 6.0) * (
+            vectors[V_K1, i] + 2.0 * vectors[V_K2, i] + 2.0 * vectors[V_K3, i]
+            + vectors[V_K4, i])
+
+
+@njit
+def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int) -> None:
+    """Integrate the odom pose over h from the body velocities before (V_Z) and after (V_NEW)."""
     yaw0 = state[YAW]
     if method == EULER:
         # Document 002: new velocities, old heading for the position.
         c, s = math.cos(yaw0), math.sin(yaw0)
-        state[X] += (new[0] * c - new[1] * s) * h
-        state[Y] += (new[0] * s + new[1] * c) * h
-        state[YAW] = yaw0 + new[2] * h
+        state[X] += (vectors[V_NEW, 0] * c - vectors[V_NEW, 1] * s) * h
+        state[Y] += (vectors[V_NEW, 0] * s + vectors[V_NEW, 1] * c) * h
+        state[YAW] = yaw0 + vectors[V_NEW, 2] * h
         return
-    yaw1 = yaw0 + 0.5 * h * (old[2] + new[2])
+    old0, old1, old2 = vectors[V_Z, 0], vectors[V_Z, 1], vectors[V_Z, 2]
+    new0, new1, new2 = vectors[V_NEW, 0], vectors[V_NEW, 1], vectors[V_NEW, 2]
+    yaw1 = yaw0 + 0.5 * h * (old2 + new2)
     c0, s0, c1, s1 = math.cos(yaw0), math.sin(yaw0), math.cos(yaw1), math.sin(yaw1)
-    state[X] += 0.5 * h * (old[0] * c0 - old[1] * s0 + new[0] * c1 - new[1] * s1)
-    state[Y] += 0.5 * h * (old[0] * s0 + old[1] * c0 + new[0] * s1 + new[1] * c1)
+    state[X] += 0.5 * h * (old0 * c0 - old1 * s0 + new0 * c1 - new1 * s1)
+    state[Y] += 0.5 * h * (old0 * s0 + old1 * c0 + new0 * s1 + new1 * c1)
     state[YAW] = yaw1
 
 
 @njit
-def step(state: np.ndarray, steer_target: float, steer_rate_limit: float,
-         drive: np.ndarray, brake: np.ndarray, mu: np.ndarray, dt: float,
-         substeps: int, method: int, p: ModelParams, diag: np.ndarray,
-         matrix: np.ndarray, age: int) -> int:
+def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, method: int,
+         p: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
+         ints: np.ndarray) -> None:
     """
-    Advance `state` in place by dt, in `substeps` equal sub-steps, inputs held.
+    Advance `state` in place by dt, in `substeps` equal sub-steps, `command` held.
 
-    steer_target: commanded bicycle steer angle; steer_rate_limit: command's
-    rate limit [rad/s] (0: the vehicle's own); drive, brake: wheel torques
-    [N m] (brake >= 0); mu: friction at each wheel. `diag` receives the
-    per-wheel tyre state at the end of the step. `matrix` (7 x 7) carries the
-    implicit scheme's iteration matrix between calls and `age` the sub-steps
-    since it was computed (pass JACOBIAN_REFRESH_SUBSTEPS to force a fresh
-    one); the new age is returned.
+    The friction at each wheel is read from wheel[W_MU]. The work arrays are
+    those of a Workspace: matrices[M_ITERATION] carries the implicit scheme's
+    iteration matrix between calls and ints[I_AGE] the sub-steps since it was
+    computed. Allocates nothing.
     """
     h = dt / substeps
-    rate = p.steer_rate_rad_s
-    if steer_rate_limit > 0.0 and (rate <= 0.0 or steer_rate_limit < rate):
-        rate = steer_rate_limit
-    z = state[VX:VX + 7].copy()
-    inertia = np.full(4, p.wheel_inertia_kg_m2)
-    scratch = np.empty((DIAG_SIZE, 4))
+    rate = p[P_STEER_RATE]
+    limit = command[C_RATE]
+    if limit > 0.0 and (rate <= 0.0 or limit < rate):
+        rate = limit
+    for i in range(7):
+        vectors[V_Z, i] = state[VX + i]
     for _ in range(substeps):
-        steer = advance_steer(state[STEER], steer_target, rate, h, p.steer_time_constant_s)
+        steer = advance_steer(state[STEER], command[C_STEER], rate, h, p[P_STEER_TAU])
         state[STEER] = steer
+        set_steer(steer, p, wheel)
         if method == IMPLICIT_EULER:
-            if age >= JACOBIAN_REFRESH_SUBSTEPS:
-                matrix[:, :] = _iteration_matrix(z, steer, drive, mu, p, h, scratch)
-                age = 0
-            age += 1
-            new = _implicit_update(z, steer, drive, brake, mu, p, h, scratch, matrix)
+            if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:
+                _iteration_matrix(command, p, h, vectors, wheel, matrices, ints)
+                ints[I_AGE] = 0
+            ints[I_AGE] += 1
+            _implicit_update(command, p, h, vectors, wheel, matrices, ints)
         else:
             if method == RK4:
-                new = _rk4_update(z, steer, drive, mu, p, h, scratch)
+                _rk4_update(command, p, h, vectors, wheel)
             else:
-                new = z + h * derivatives(z, steer, drive, mu, p, scratch)
-            _apply_brakes(new, brake, h, inertia)
-        _move_pose(state, z, new, h, method)
-        z = new
-    state[VX:VX + 7] = z
-    derivatives(z, state[STEER], drive, mu, p, diag)
-    return age
+                derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
+                for i in range(7):
+                    vectors[V_NEW, i] = vectors[V_Z, i] + h * vectors[V_F0, i]
+            _apply_brakes(vectors, V_NEW, command, h, p[P_WHEEL_INERTIA])
+        _move_pose(state, vectors, h, method)
+        for i in range(7):
+            vectors[V_Z, i] = vectors[V_NEW, i]
+    for i in range(7):
+        state[VX + i] = vectors[V_Z, i]
 
 
 @njit
-def rollout(state: np.ndarray, steer: np.ndarray, steer_rate: np.ndarray, drive: np.ndarray,
-            brake: np.ndarray, tyre_mu: np.ndarray, grid: GripGrid, dts: np.ndarray,
-            substeps: np.ndarray, method: int, p: ModelParams, states_out: np.ndarray,
-            diag_out: np.ndarray, mu_out: np.ndarray, matrix: np.ndarray, age: int) -> tuple:
-    """
-    Run step() over rows of inputs, recording the state and tyre state after each.
+def friction_under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+                   meta: np.ndarray, mu: np.ndarray) -> None:
+    """Write each wheel's friction (its tyre's mu times the grip under it) into `mu`."""
+    c, s = math.cos(state[YAW]), math.sin(state[YAW])
+    for i in range(4):
+        x, y = contact_point(state, c, s, p, i)
+        mu[i] = tyre_mu[i] * grip_at(grip, meta, x, y)
 
-    Row k holds steer[k], steer_rate[k], drive[k], brake[k] for dts[k] in
-    substeps[k] sub-steps, with each wheel's friction looked up on `grid` at
-    its contact point at the start of the row (mu_out[k]). `matrix` and `age`
-    carry the implicit scheme's Jacobian as in step(). Stops early at a
-    non-finite state; returns (rows done, age), `state` holding the last
-    finite state.
+
+@njit
+def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors: np.ndarray,
+                 wheel: np.ndarray, out: np.ndarray) -> None:
+    """Write the tyre state (DIAG rows) and specific force (O_ACCEL) of `state` into `out`."""
+    for i in range(7):
+        vectors[V_Z, i] = state[VX + i]
+    set_steer(state[STEER], p, wheel)
+    derivatives_into(vectors, V_Z, V_DZ, command, p, wheel, out, True)
+    vx, vy, r = state[VX], state[VX + 1], state[VX + 2]
+    out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r
+    out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r
+
+
+@njit
+def _finite(values: np.ndarray) -> bool:
+    """Return whether every value of a 1-D array is finite."""
+    for v in values:
+        if not math.isfinite(v):
+            return False
+    return True
+
+
+@njit
+def _finite_rows(values: np.ndarray) -> bool:
+    """Return whether every value of a 2-D array is finite."""
+    for row in values:
+        if not _finite(row):
+            return False
+    return True
+
+
+@njit
+def _commit(state: np.ndarray, trial: np.ndarray, wheel: np.ndarray, out: np.ndarray,
+            dt: float) -> None:
+    """Take the trial state, its friction, and turn the wheels' spin angles by dt."""
+    for i in range(STATE_SIZE):
+        state[i] = trial[i]
+    for i in range(4):
+        out[O_FRICTION, i] = wheel[W_MU, i]
+        angle = out[O_WHEEL_ANGLE, i] + dt * state[OMEGA + i]
+        out[O_WHEEL_ANGLE, i] = (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@njit
+def advance(state: np.ndarray, command: np.ndarray, dt: float, steps: int, substeps: int,
+            method: int, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+            meta: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
+            ints: np.ndarray, out: np.ndarray) -> int:
     """
-    diag = np.empty((DIAG_SIZE, 4))
-    trial = state.copy()
+    Take `steps` steps of dt with `command` held: one call for a whole control period.
+
+    Before each step the friction under each wheel is looked up on the grip
+    grid (grip, meta); after the last, `out` receives the tyre state and the
+    specific force. Stops at a non-finite state, keeping the last finite one;
+    returns the steps done. Allocates nothing.
+    """
+    trial = vectors[V_TRIAL]
+    for k in range(steps):
+        for i in range(STATE_SIZE):
+            trial[i] = state[i]
+        friction_under(trial, p, tyre_mu, grip, meta, wheel[W_MU])
+        step(trial, command, dt, substeps, method, p, vectors, wheel, matrices, ints)
+        if not _finite(trial):
+            ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
+            refresh_outputs(state, command, p, vectors, wheel, out)
+            return k
+        _commit(state, trial, wheel, out, dt)
+    refresh_outputs(state, command, p, vectors, wheel, out)
+    return steps
+
+
+@njit
+def refresh_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray,
+                    vectors: np.ndarray, wheel: np.ndarray, out: np.ndarray) -> None:
+    """Recompute the outputs of `state` with the friction in out[O_FRICTION]."""
+    for i in range(4):
+        wheel[W_MU, i] = out[O_FRICTION, i]
+    tyre_outputs(state, command, p, vectors, wheel, out)
+
+
+@njit
+def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: np.ndarray,
+            method: int, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+            meta: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
+            ints: np.ndarray, out: np.ndarray, states_out: np.ndarray,
+            outs_out: np.ndarray) -> int:
+    """
+    Run step() over rows of commands (N x COMMAND_SIZE), recording what follows each.
+
+    Row k holds commands[k] for dts[k] in substeps[k] sub-steps, with the
+    friction looked up under each wheel at the start of the row. After each
+    row the state goes to states_out[k] and the outputs to outs_out[k]. Stops
+    early at a non-finite state or tyre state; returns the rows done, `state`
+    and `out` holding the last finite ones.
+    """
+    trial = vectors[V_TRIAL]
     for k in range(len(dts)):
-        xs, ys = contact_points(trial, p)
-        mu = friction_at(grid, tyre_mu, xs, ys)
-        mu_out[k] = mu
-        age = step(trial, steer[k], steer_rate[k], drive[k], brake[k], mu, dts[k], substeps[k],
-                   method, p, diag, matrix, age)
-        if not (np.all(np.isfinite(trial)) and np.all(np.isfinite(diag))):
-            return k, JACOBIAN_REFRESH_SUBSTEPS
-        state[:] = trial
-        states_out[k] = trial
-        diag_out[k] = diag
-    return len(dts), age
+        for i in range(STATE_SIZE):
+            trial[i] = state[i]
+        friction_under(trial, p, tyre_mu, grip, meta, wheel[W_MU])
+        step(trial, commands[k], dts[k], substeps[k], method, p, vectors, wheel, matrices,
+             ints)
+        row = outs_out[k]
+        for j in range(OUTPUT_ROWS):
+            for i in range(4):
+                row[j, i] = out[j, i]
+        tyre_outputs(trial, commands[k], p, vectors, wheel, row)
+        if not (_finite(trial) and _finite_rows(row)):
+            ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
+            return k
+        _commit(state, trial, wheel, row, dts[k])
+        for j in range(OUTPUT_ROWS):
+            for i in range(4):
+                out[j, i] = row[j, i]
+        for i in range(STATE_SIZE):
+            states_out[k, i] = state[i]
+    return len(dts)

@@ -42,4 +42,4 @@ def njit(function):
     """Compile `function` in nopython mode (cached on disk) when JIT is enabled."""
     if not ENABLED:
         return function
-    return numba.njit(cache=True, fastmath=False)(function)
+    return numba.njit(cache=True, fastmath=False, error_model='numpy')(function)

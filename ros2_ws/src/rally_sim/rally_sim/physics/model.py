@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .jit import njit
-from .load_transfer import wheel_loads
+from .load_transfer import AX, AY, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
@@ -25,6 +25,30 @@ VELOCITY_SIZE = 7
 # Rows of the per-wheel diagnostics array (shape DIAG_SIZE x 4).
 SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
 DIAG_SIZE = 6
+
+
+# Layout of the flat parameter array the compiled kernels read (ModelParams.flat()).
+(P_MASS, P_YAW_INERTIA, P_WHEEL_INERTIA, P_RADIUS, P_LF, P_LR, P_HALF_TRACK, P_CG_HEIGHT,
+ P_GRAVITY) = range(9)
+P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
+(P_DRAG, P_ROLLING, P_ACKERMANN, P_SLIP_MODEL, P_LOW_SPEED, P_STEER_RATE,
+ P_STEER_TAU) = range(21, 28)
+PARAM_SIZE = 28
+
+# Rows of the per-wheel work array (WHEEL_ROWS x 4) the kernels compute in.
+# Rows 0, 1, 4, 8-12 are load_transfer's (a_x, a_y, loads, its scratch).
+W_AX, W_AY, W_LOAD = AX, AY, LOAD
+W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
+W_MU, W_DIRECTION, W_STUCK, W_STEER = 13, 14, 15, 16
+WHEEL_ROWS = 17
+"""W_STEER: the steer angle the geometry rows (W_COS, W_SIN, W_DELTA) were
+computed for (column 0), and 1 once they were (column 1)."""
+
+# A command as the kernels read it: one float64 array of COMMAND_SIZE.
+C_STEER, C_RATE, C_DRIVE, C_BRAKE = 0, 1, 2, 6
+COMMAND_SIZE = 10
+"""steer target [rad], steer rate limit [rad/s] (0: the car's own), drive
+torques [N m] x4, total brake torques [N m] x4 (>= 0, handbrake included)."""
 
 
 class ModelParams(NamedTuple):
@@ -50,6 +74,17 @@ class ModelParams(NamedTuple):
     steer_rate_rad_s: float
     steer_time_constant_s: float
 
+    def flat(self) -> np.ndarray:
+        """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
+        head = [self.mass_kg, self.yaw_inertia_kg_m2, self.wheel_inertia_kg_m2,
+                self.wheel_radius_m, self.cg_to_front_m, self.cg_to_rear_m,
+                self.half_track_m, self.cg_height_m, self.gravity_m_s2]
+        tail = [self.drag_kg_m, self.rolling_resistance_n_s_m, self.ackermann,
+                float(self.slip_model), self.low_speed_m_s, self.steer_rate_rad_s,
+                self.steer_time_constant_s]
+        return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
+                               tail]).astype(np.float64)
+
 
 @njit
 def road_wheel_angles(steer: float, cg_to_front: float, cg_to_rear: float,
@@ -70,79 +105,115 @@ def road_wheel_angles(steer: float, cg_to_front: float, cg_to_rear: float,
 
 
 @njit
-def derivatives(z: np.ndarray, steer: float, drive: np.ndarray, mu: np.ndarray,
-                p: ModelParams, diag: np.ndarray) -> np.ndarray:
-    """
-    Return d/dt of the 7 dynamic states z = [vx, vy, r, omega x4].
-
-    steer: bicycle-equivalent steer angle [rad]; drive: wheel torques [N m];
-    mu: friction coefficient at each wheel. Fills `diag` (DIAG_SIZE x 4).
-    """
-    vx, vy, r = z[0], z[1], z[2]
-    lf, lr, c = p.cg_to_front_m, p.cg_to_rear_m, p.half_track_m
-    delta_l, delta_r = road_wheel_angles(steer, lf, lr, c, p.ackermann)
-    px = (lf, lf, -lr, -lr)
-    py = (c, -c, c, -c)
-    ax = np.empty(4)
-    ay = np.empty(4)
-    unit_x = np.empty(4)
+def set_steer(steer: float, p: np.ndarray, wheel: np.ndarray) -> None:
+    """Put each wheel's road-wheel angle and its cosine and sine into `wheel` (cached)."""
+    if wheel[W_STEER, 1] == 1.0 and wheel[W_STEER, 0] == steer:
+        return
+    left, right = road_wheel_angles(steer, p[P_LF], p[P_LR], p[P_HALF_TRACK], p[P_ACKERMANN])
     for i in range(4):
-        # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
-        wheel_vx = vx - r * py[i]
-        wheel_vy = vy + r * px[i]
-        delta = delta_l if i == 0 else (delta_r if i == 1 else 0.0)
-        cos_d, sin_d = math.cos(delta), math.sin(delta)
-        vx_t = wheel_vx * cos_d + wheel_vy * sin_d
-        vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-        # A.5-A.6: slips and force per newton of load.
-        sx, sy = slips(vx_t, vy_t, z[3 + i] * p.wheel_radius_m, p.slip_model,
-                       p.low_speed_m_s)
-        fx_t, fy_t = unit_forces(sx, sy, p.pacejka_b[i], p.pacejka_c[i], p.pacejka_d[i])
-        fx_t *= mu[i]
-        fy_t *= mu[i]
-        unit_x[i] = fx_t
-        diag[4, i] = fy_t
-        # A.3: back to the body frame.
-        ax[i] = fx_t * cos_d - fy_t * sin_d
-        ay[i] = fx_t * sin_d + fy_t * cos_d
-        diag[0, i] = sx
-        diag[1, i] = slip_angle(vx_t, vy_t)
-        diag[5, i] = delta
-    # A.7: loads, solved exactly with the forces they produce.
-    loads = wheel_loads(ax, ay, p.mass_kg, p.gravity_m_s2, lf, lr, c, p.cg_height_m)
-    force_x = 0.0
-    force_y = 0.0
-    moment_z = 0.0
-    dz = np.empty(7)
-    for i in range(4):
-        fx = ax[i] * loads[i]
-        fy = ay[i] * loads[i]
-        force_x += fx
-        force_y += fy
-        moment_z += px[i] * fy - py[i] * fx
-        tyre_fx = unit_x[i] * loads[i]
-        dz[3 + i] = (drive[i] - tyre_fx * p.wheel_radius_m) / p.wheel_inertia_kg_m2
-        diag[2, i] = loads[i]
-        diag[3, i] = tyre_fx
-        diag[4, i] *= loads[i]
-    # Reference 003: drag -C_drag |v| v and rolling resistance -C_rr v, at the CG.
-    resistance = p.rolling_resistance_n_s_m + p.drag_kg_m * math.sqrt(vx * vx + vy * vy)
-    # A.2: chassis.
-    dz[0] = vy * r + (force_x - resistance * vx) / p.mass_kg
-    dz[1] = -vx * r + (force_y - resistance * vy) / p.mass_kg
-    dz[2] = moment_z / p.yaw_inertia_kg_m2
-    return dz
+        delta = left if i == 0 else (right if i == 1 else 0.0)
+        wheel[W_DELTA, i] = delta
+        wheel[W_COS, i] = math.cos(delta)
+        wheel[W_SIN, i] = math.sin(delta)
+    wheel[W_STEER, 0] = steer
+    wheel[W_STEER, 1] = 1.0
 
 
 @njit
-def contact_points(state: np.ndarray, p: ModelParams) -> tuple:
-    """Return the wheels' contact points (xs, ys) in the odom frame."""
-    c, s = math.cos(state[YAW]), math.sin(state[YAW])
-    xs = np.empty(4)
-    ys = np.empty(4)
+def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
+                     p: np.ndarray, wheel: np.ndarray, diag: np.ndarray,
+                     with_diag: bool) -> None:
+    """
+    Write d/dt of the 7 dynamic states z = [vx, vy, r, omega x4] into a row.
+
+    z is vectors[z_row, :7], the result goes to vectors[dz_row, :7]; the drive
+    torques are the command's (layout C_*). Reads the steer geometry
+    (set_steer) and friction (row W_MU) from `wheel` and computes in it.
+    Allocates nothing and makes no array views (each costs reference counts).
+    With `with_diag`, fills `diag` (DIAG_SIZE x 4) with the tyre state.
+    """
+    vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
+    lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
+    radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
+    slip_model = int(p[P_SLIP_MODEL])
     for i in range(4):
-        px = p.cg_to_front_m if i < 2 else -p.cg_to_rear_m
-        py = p.half_track_m if i % 2 == 0 else -p.half_track_m
-        xs[i] = state[X] + c * px - s * py
-        ys[i] = state[Y] + s * px + c * py
-    return xs, ys
+        px = lf if i < 2 else -lr
+        py = c if i % 2 == 0 else -c
+        # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
+        wheel_vx = vx - r * py
+        wheel_vy = vy + r * px
+        cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
+        vx_t = wheel_vx * cos_d + wheel_vy * sin_d
+        vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
+        # A.5-A.6: slips and force per newton of load.
+        sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * radius, slip_model,
+                       p[P_LOW_SPEED])
+        fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
+        fx_t *= wheel[W_MU, i]
+        fy_t *= wheel[W_MU, i]
+        wheel[W_UNIT_X, i] = fx_t
+        wheel[W_UNIT_Y, i] = fy_t
+        # A.3: back to the body frame.
+        wheel[W_AX, i] = fx_t * cos_d - fy_t * sin_d
+        wheel[W_AY, i] = fx_t * sin_d + fy_t * cos_d
+        if with_diag:
+            diag[0, i] = sx
+            diag[1, i] = slip_angle(vx_t, vy_t)
+            diag[5, i] = wheel[W_DELTA, i]
+    # A.7: loads, solved exactly with the forces they produce.
+    wheel_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT])
+    force_x = 0.0
+    force_y = 0.0
+    moment_z = 0.0
+    for i in range(4):
+        px = lf if i < 2 else -lr
+        py = c if i % 2 == 0 else -c
+        load = wheel[W_LOAD, i]
+        fx = wheel[W_AX, i] * load
+        fy = wheel[W_AY, i] * load
+        force_x += fx
+        force_y += fy
+        moment_z += px * fy - py * fx
+        tyre_fx = wheel[W_UNIT_X, i] * load
+        vectors[dz_row, 3 + i] = (command[C_DRIVE + i] - tyre_fx * radius) / inertia
+        if with_diag:
+            diag[2, i] = load
+            diag[3, i] = tyre_fx
+            diag[4, i] = wheel[W_UNIT_Y, i] * load
+    # Reference 003: drag -C_drag |v| v and rolling resistance -C_rr v, at the CG.
+    resistance = p[P_ROLLING] + p[P_DRAG] * math.sqrt(vx * vx + vy * vy)
+    # A.2: chassis.
+    vectors[dz_row, 0] = vy * r + (force_x - resistance * vx) / p[P_MASS]
+    vectors[dz_row, 1] = -vx * r + (force_y - resistance * vy) / p[P_MASS]
+    vectors[dz_row, 2] = moment_z / p[P_YAW_INERTIA]
+
+
+@njit
+def derivatives(z: np.ndarray, steer: float, drive: np.ndarray, mu: np.ndarray,
+                p: np.ndarray, diag: np.ndarray) -> np.ndarray:
+    """
+    Return d/dt of the 7 dynamic states z = [vx, vy, r, omega x4] (allocating).
+
+    steer: bicycle-equivalent steer angle [rad]; drive: wheel torques [N m];
+    mu: friction coefficient at each wheel; p: flat parameters
+    (ModelParams.flat()). Fills `diag` (DIAG_SIZE x 4).
+    """
+    wheel = np.zeros((WHEEL_ROWS, 4))
+    wheel[W_MU] = mu
+    set_steer(steer, p, wheel)
+    vectors = np.zeros((2, 7))
+    vectors[0] = z[:7]
+    command = np.zeros(COMMAND_SIZE)
+    command[C_DRIVE:C_DRIVE + 4] = drive
+    derivatives_into(vectors, 0, 1, command, p, wheel, diag, True)
+    return vectors[1].copy()
+
+
+@njit
+def contact_point(state: np.ndarray, cos_yaw: float, sin_yaw: float, p: np.ndarray,
+                  i: int) -> tuple:
+    """Return wheel i's contact point (x, y) in the odom frame (cos, sin of the yaw given)."""
+    c, s = cos_yaw, sin_yaw
+    px = p[P_LF] if i < 2 else -p[P_LR]
+    py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
+    return state[X] + c * px - s * py, state[Y] + s * px + c * py

@@ -57,18 +57,28 @@ class GripGrid(NamedTuple):
     origin_yaw_rad: float
     outside: float
 
+    @property
+    def meta(self) -> np.ndarray:
+        """Return the grid's placement as the kernel reads it (layout G_*)."""
+        return np.array([self.resolution_m, self.origin_x_m, self.origin_y_m,
+                         math.cos(self.origin_yaw_rad), math.sin(self.origin_yaw_rad),
+                         self.outside])
+
+
+G_RESOLUTION, G_ORIGIN_X, G_ORIGIN_Y, G_COS_YAW, G_SIN_YAW, G_OUTSIDE = range(6)
+
 
 @njit
-def grip_at(grid: GripGrid, x: float, y: float) -> float:
-    """Return the grip multiplier at odom point (x, y)."""
-    dx, dy = x - grid.origin_x_m, y - grid.origin_y_m
-    c, s = math.cos(grid.origin_yaw_rad), math.sin(grid.origin_yaw_rad)
-    col = math.floor((c * dx + s * dy) / grid.resolution_m)
-    row_from_bottom = math.floor((-s * dx + c * dy) / grid.resolution_m)
-    rows, cols = grid.grip.shape
+def grip_at(grip: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
+    """Return the grip multiplier at odom point (x, y) of a grid (GripGrid.grip, .meta)."""
+    dx, dy = x - meta[G_ORIGIN_X], y - meta[G_ORIGIN_Y]
+    c, s = meta[G_COS_YAW], meta[G_SIN_YAW]
+    col = math.floor((c * dx + s * dy) / meta[G_RESOLUTION])
+    row_from_bottom = math.floor((-s * dx + c * dy) / meta[G_RESOLUTION])
+    rows, cols = grip.shape
     if col < 0 or col >= cols or row_from_bottom < 0 or row_from_bottom >= rows:
-        return grid.outside
-    return grid.grip[rows - 1 - row_from_bottom, col]
+        return meta[G_OUTSIDE]
+    return grip[rows - 1 - row_from_bottom, col]
 
 
 def surface_grip(name: str, key: str = 'surface') -> float:
@@ -107,7 +117,8 @@ class Surface:
     def grip_at(self, xs, ys) -> np.ndarray:
         """Return the grip multiplier at each odom point."""
         xs, ys = np.broadcast_arrays(np.asarray(xs, float), np.asarray(ys, float))
-        return np.array([grip_at(self.grid, x, y) for x, y in zip(xs.ravel(), ys.ravel())]
+        grip, meta = self.grid.grip, self.grid.meta
+        return np.array([grip_at(grip, meta, x, y) for x, y in zip(xs.ravel(), ys.ravel())]
                         ).reshape(xs.shape)
 
 
@@ -169,13 +180,3 @@ def _legend(entries, channels: int) -> Dict[tuple, float]:
                                'of integers 0..255 for this image')
         legend[tuple(colour)] = surface_grip(entry['surface'], f'surfaces[{k}].surface')
     return legend
-
-
-@njit
-def friction_at(grid: GripGrid, tyre_mu: np.ndarray, xs: np.ndarray,
-                ys: np.ndarray) -> np.ndarray:
-    """Return each wheel's friction coefficient: its tyre's mu times the grip under it."""
-    mu = np.empty(4)
-    for i in range(4):
-        mu[i] = tyre_mu[i] * grip_at(grid, xs[i], ys[i])
-    return mu

@@ -14,11 +14,13 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .config import VehicleConfig
-from .integrators import INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, rollout
+from .integrators import (
+    advance, C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, friction_under, INTEGRATORS,
+    O_ACCEL, O_FRICTION, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
-    contact_points, derivatives, DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE,
-    SLIP_RATIO, STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
-from .surfaces import friction_at, Surface
+    DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
+    STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+from .surfaces import Surface
 from .. import WHEELS
 
 
@@ -76,6 +78,7 @@ class Vehicle:
         """Build the car at rest at the origin, on `surface` (default: dry tarmac)."""
         self.config = config
         self.params = config.model_params()
+        self.flat_params = self.params.flat()
         self.surface = surface or Surface.uniform()
         self.method = INTEGRATORS[config['integrator']]
         self.tyre_mu = config.tyre('mu')
@@ -85,33 +88,43 @@ class Vehicle:
                                             'brakes.max_torque_rear_n_m')
         self.handbrake_torque = np.array(
             [0.0, 0.0, 1.0, 1.0]) * config['brakes.handbrake_torque_n_m']
+        self._limits = _ScalarLimits(self)
         self.state = np.zeros(STATE_SIZE)
-        self.diag = np.zeros((DIAG_SIZE, 4))
+        self.command = np.zeros(COMMAND_SIZE)     # checked and clamped, as the kernel reads it
+        self.outputs = np.zeros((OUTPUT_ROWS, 4))  # tyre state, friction, wheel angles, accel
+        self.work = Workspace()
         self.time_s = 0.0
         self.step_count = 0
-        self._steer = 0.0
-        self._steer_rate = 0.0
-        self._drive = np.zeros(4)
-        self._brake = np.zeros(4)
-        self._jacobian = np.zeros((7, 7))       # the implicit scheme's, kept between steps
+        self._substeps = {}
         self.reset()
+
+    @property
+    def surface(self) -> Surface:
+        """Where each surface type lies; may be replaced between steps."""
+        return self._surface
+
+    @surface.setter
+    def surface(self, surface: Surface) -> None:
+        self._surface = surface
+        self._grip, self._grip_meta = surface.grid.grip, surface.grid.meta
 
     # ---- state -------------------------------------------------------------
 
     def reset(self, x: float = 0.0, y: float = 0.0, yaw: float = 0.0, vx: float = 0.0,
               vy: float = 0.0, yaw_rate: float = 0.0) -> None:
-        """Place the car, wheels free rolling, commands zeroed, time at 0."""
+        """Place the car, wheels free rolling and at angle 0, commands zeroed, time at 0."""
         values = _checked('initial state', [[x, y, yaw, vx, vy, yaw_rate]], 6)[0]
         self.state[:] = 0.0
         self.state[[X, Y, YAW, VX, VY, YAW_RATE]] = values
         self.state[OMEGA:OMEGA + 4] = self.free_rolling_omega(vx, yaw_rate)
         self.time_s = 0.0
         self.step_count = 0
-        self._jacobian_age = JACOBIAN_REFRESH_SUBSTEPS
-        self.friction = friction_at(self.surface.grid, self.tyre_mu,
-                                    *contact_points(self.state, self.params))
+        self.work.refresh_jacobian()
+        self.outputs[:] = 0.0
+        friction_under(self.state, self.flat_params, self.tyre_mu, self._grip, self._grip_meta,
+                       self.outputs[O_FRICTION])
         self.set_command(Command())
-        self._update_diag()
+        self._refresh_outputs()
 
     def free_rolling_omega(self, vx: float, yaw_rate: float = 0.0) -> np.ndarray:
         """Wheel spin rates that roll without slip at body speed vx (straight or turning)."""
@@ -126,14 +139,12 @@ class Vehicle:
         Take a command; return messages for each value clamped to a limit.
 
         Raises CommandError, changing nothing, if any value is non-finite or
-        an array has the wrong length.
+        an array has the wrong length. This is the only check: steps take the
+        held command as it is.
         """
-        steer, rate, drive, brake, notes = self.limit_commands(
-            [command.steer_rad], [command.steer_rate_rad_s], [command.drive_torque_n_m],
-            [command.brake_torque_n_m], [command.handbrake])
-        self._steer, self._steer_rate = steer[0], rate[0]
-        self._drive, self._brake = drive[0], brake[0]
-        return [text for _, text in notes]
+        values, notes = self._limits.apply(command)
+        self.command[:] = values
+        return notes
 
     def limit_commands(self, steer, rate, drive, brake, handbrake):
         """
@@ -162,25 +173,32 @@ class Vehicle:
 
     def substeps_for(self, dt: float) -> int:
         """Return the number of equal sub-steps of at most config dt that make dt."""
-        return max(1, math.ceil(dt / self.config['dt'] - 1e-9))
+        substeps = self._substeps.get(dt)
+        if substeps is None:
+            if not math.isfinite(dt) or dt <= 0.0:
+                raise ValueError(
+                    f'step dt = {dt!r} must be a positive finite number of seconds')
+            substeps = self._substeps[dt] = max(1, math.ceil(dt / self.config['dt'] - 1e-9))
+        return substeps
 
     def step(self, dt: float) -> None:
         """Advance by dt [s] with the held command; the state stays finite."""
         self.advance(1, dt)
 
-    def advance(self, steps: int, dt: float):
+    def advance(self, steps: int, dt: float) -> None:
         """
-        Take `steps` fixed steps of dt [s] with the held command, in one compiled loop.
+        Take `steps` fixed steps of dt [s] with the held command, in one compiled call.
 
-        Returns the states (steps, STATE_SIZE) after each step. Raises
-        FloatingPointError at a non-finite state, keeping the last finite one.
+        Raises FloatingPointError at a non-finite state, keeping the last finite one.
         """
-        if not math.isfinite(dt) or dt <= 0.0:
-            raise ValueError(f'step dt = {dt!r} must be a positive finite number of seconds')
-        ones = np.ones(steps)
-        return self._rollout(self._steer * ones, self._steer_rate * ones,
-                             np.tile(self._drive, (steps, 1)), np.tile(self._brake, (steps, 1)),
-                             dt * ones)[0]
+        w = self.work
+        done = advance(self.state, self.command, dt, steps, self.substeps_for(dt), self.method,
+                       self.flat_params, self.tyre_mu, self._grip, self._grip_meta,
+                       w.vectors, w.wheel, w.matrices, w.ints, self.outputs)
+        self.step_count += done
+        self.time_s += done * dt
+        if done < steps:
+            self._non_finite()
 
     def run(self, steer, steer_rate, drive, brake, handbrake, dts):
         """
@@ -196,65 +214,134 @@ class Vehicle:
             raise ValueError('every step dt must be a positive finite number of seconds')
         steer, rate, drive, brake, notes = self.limit_commands(
             steer, steer_rate, drive, brake, handbrake)
-        states, diags = self._rollout(steer, rate, drive, brake, dts)
-        self._steer, self._steer_rate = steer[-1], rate[-1]
-        self._drive, self._brake = drive[-1], brake[-1]
-        return states, diags, notes
-
-    def _rollout(self, steer, rate, drive, brake, dts):
-        """Run the compiled loop over checked rows; commit what stayed finite."""
+        commands = np.empty((len(dts), COMMAND_SIZE))
+        commands[:, C_STEER], commands[:, C_RATE] = steer, rate
+        commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
         substeps = np.array([self.substeps_for(dt) for dt in dts], dtype=np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
-        diags = np.zeros((len(dts), DIAG_SIZE, 4))
-        frictions = np.zeros((len(dts), 4))
-        state = self.state.copy()
-        done, self._jacobian_age = rollout(
-            state, steer, rate, drive, brake, self.tyre_mu, self.surface.grid, dts, substeps,
-            self.method, self.params, states, diags, frictions, self._jacobian,
-            self._jacobian_age)
-        self.state = state
+        outputs = np.zeros((len(dts), OUTPUT_ROWS, 4))
+        w = self.work
+        done = rollout(self.state, commands, dts, substeps, self.method, self.flat_params,
+                       self.tyre_mu, self._grip, self._grip_meta, w.vectors, w.wheel,
+                       w.matrices, w.ints, self.outputs, states, outputs)
         self.step_count += done
         self.time_s += float(np.sum(dts[:done]))
-        if done:
-            self.diag = diags[done - 1].copy()
-            self.friction = frictions[done - 1].copy()
+        self.command[:] = commands[max(done - 1, 0)]
         if done < len(dts):
-            raise FloatingPointError(
-                f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
-                'the step was discarded, the state is the last finite one (try a smaller '
-                'dt or the implicit_euler integrator)')
-        return states, diags
+            self._non_finite()
+        return states, outputs[:, :DIAG_SIZE], notes
+
+    def _non_finite(self) -> None:
+        self._refresh_outputs()
+        raise FloatingPointError(
+            f'the physics produced a non-finite state at t = {self.time_s:.4f} s; '
+            'the step was discarded, the state is the last finite one (try a smaller '
+            'dt or the implicit_euler integrator)')
+
+    def _refresh_outputs(self) -> None:
+        w = self.work
+        refresh_outputs(self.state, self.command, self.flat_params, w.vectors, w.wheel,
+                        self.outputs)
 
     # ---- outputs -----------------------------------------------------------
 
+    @property
+    def diag(self) -> np.ndarray:
+        """Per-wheel tyre state of the last step (DIAG_SIZE x 4, rows SLIP_RATIO...)."""
+        return self.outputs[:DIAG_SIZE]
+
+    @property
+    def friction(self) -> np.ndarray:
+        """Friction coefficient under each wheel during the last step."""
+        return self.outputs[O_FRICTION]
+
+    @property
+    def wheel_angle_rad(self) -> np.ndarray:
+        """Spin angle of each wheel in [-pi, pi), 0 at the last reset."""
+        return self.outputs[O_WHEEL_ANGLE]
+
     def wheels(self) -> WheelState:
         """Return the tyre state of the last step."""
-        d = self.diag
+        d = self.outputs
         return WheelState(
             slip_ratio=d[SLIP_RATIO].copy(), slip_angle_rad=d[SLIP_ANGLE].copy(),
             normal_load_n=d[NORMAL_LOAD].copy(), force_x_n=d[FORCE_X].copy(),
             force_y_n=d[FORCE_Y].copy(), omega_rad_s=self.state[OMEGA:OMEGA + 4].copy(),
-            steer_rad=d[STEER_ANGLE].copy(), friction=self.friction.copy())
+            steer_rad=d[STEER_ANGLE].copy(), friction=d[O_FRICTION].copy())
 
     @property
     def steer_rad(self) -> float:
         """Actual bicycle-equivalent steer angle after the actuator [rad]."""
         return float(self.state[STEER])
 
-    def _update_diag(self) -> None:
-        derivatives(self.state[VX:VX + 7].copy(), self.state[STEER], self._drive,
-                    self.friction, self.params, self.diag)
-
     def specific_force_m_s2(self):
         """Return what an accelerometer at the CG reads in the body frame (x, y) [m/s^2]."""
-        z = self.state[VX:VX + 7].copy()
-        dz = derivatives(z, self.state[STEER], self._drive, self.friction, self.params,
-                         np.empty((DIAG_SIZE, 4)))
-        return dz[0] - z[1] * z[2], dz[1] + z[0] * z[2]
+        return float(self.outputs[O_ACCEL, 0]), float(self.outputs[O_ACCEL, 1])
 
     def speed_m_s(self) -> float:
         """Return the magnitude of the CG velocity."""
         return math.hypot(self.state[VX], self.state[VY])
+
+
+class _ScalarLimits:
+    """set_command's checks and clamps for one command, in plain floats (fast)."""
+
+    def __init__(self, car: 'Vehicle'):
+        self.max_steer = car.config['steering.max_angle_rad']
+        self.drive = car.drive_limit.tolist()
+        self.brake = car.brake_limit.tolist()
+        self.handbrake = car.handbrake_torque.tolist()
+
+    def apply(self, command: Command) -> Tuple[List[float], List[str]]:
+        """Return the kernel's command array values and clamp messages, or raise CommandError."""
+        drive = _four('drive_torque_n_m', command.drive_torque_n_m)
+        brake = _four('brake_torque_n_m', command.brake_torque_n_m)
+        steer = _finite('steer_rad', command.steer_rad)
+        rate = abs(_finite('steer_rate_rad_s', command.steer_rate_rad_s))
+        handbrake = _finite('handbrake', command.handbrake)
+        notes: List[str] = []
+        steer = _clamp_one(notes, 'steer_rad', steer, -self.max_steer, self.max_steer)
+        handbrake = _clamp_one(notes, 'handbrake', handbrake, 0.0, 1.0)
+        for i in range(4):
+            drive[i] = _clamp_one(notes, f'drive_torque_n_m[{WHEELS[i]}]', drive[i],
+                                  -self.drive[i], self.drive[i])
+        for i in range(4):
+            brake[i] = _clamp_one(notes, f'brake_torque_n_m[{WHEELS[i]}]', brake[i], 0.0,
+                                  self.brake[i]) + handbrake * self.handbrake[i]
+        return [steer, rate] + drive + brake, notes
+
+
+def _finite(name: str, value) -> float:
+    """Return value as a float, or raise CommandError naming the field."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise CommandError(f'{name} = {value!r} is not a number; command rejected') from None
+    if not math.isfinite(value):
+        raise CommandError(f'{name} = {value} is not finite; command rejected')
+    return value
+
+
+def _four(name: str, values) -> List[float]:
+    """Return four per-wheel floats, or raise CommandError naming the field."""
+    try:
+        values = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise CommandError(f'{name} must be 4 numbers (wheel order fl, fr, rl, rr)') from None
+    if len(values) != 4:
+        raise CommandError(f'{name} must have 4 values (wheel order fl, fr, rl, rr), '
+                           f'got {len(values)}')
+    for i, value in enumerate(values):
+        _finite(f'{name}[{WHEELS[i]}]', value)
+    return values
+
+
+def _clamp_one(notes: List[str], label: str, value: float, low: float, high: float) -> float:
+    """Clamp one value to [low, high], noting a message if it changed."""
+    clamped = min(max(value, low), high)
+    if clamped != value:
+        notes.append(f'{label} = {value:g} clamped to {clamped:g} (limit [{low:g}, {high:g}])')
+    return clamped
 
 
 def _clamp(notes: List[Tuple[int, str]], name: str, values: np.ndarray, low, high) -> np.ndarray:

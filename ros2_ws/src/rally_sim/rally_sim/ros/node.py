@@ -72,7 +72,6 @@ class SimulatorNode(Node):
         self.base_frame = self.prefix + s['base_frame']
         self.wheel_frames = [f'{self.prefix}wheel_{w}' for w in WHEELS]
         self.imu_frame = f'{self.prefix}imu_link'
-        self.spin_rad = np.zeros(4)
         self.speed = SpeedController(
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
@@ -122,7 +121,6 @@ class SimulatorNode(Node):
         s = self.settings
         self.vehicle.reset(x=s['initial_x'], y=s['initial_y'], yaw=s['initial_yaw'],
                            vx=s['initial_speed'])
-        self.spin_rad[:] = 0.0
         self.speed.reset()
         self._push_command()
 
@@ -248,13 +246,11 @@ class SimulatorNode(Node):
             self._push_command()
             chunk = min(steps, self.control_steps - self.sim_steps % self.control_steps)
             try:
-                states = self.vehicle.advance(chunk, self.dt)
+                self.vehicle.advance(chunk, self.dt)
             except FloatingPointError as error:
                 self.get_logger().error(f'{error}; resetting to the initial state')
                 self._place_initial()
                 return
-            self.spin_rad += self.dt * states[:, OMEGA:OMEGA + 4].sum(axis=0)
-            self.spin_rad = np.mod(self.spin_rad + math.pi, 2 * math.pi) - math.pi
             before = self.sim_steps
             self.sim_steps += chunk
             steps -= chunk
@@ -323,10 +319,10 @@ class SimulatorNode(Node):
         if self.pub_clock is not None:
             self.pub_clock.publish(ClockMsg(clock=now))
         self.pub_odom.publish(conversions.odometry(v, now, self.odom_frame, self.base_frame))
-        self.pub_tf.publish(conversions.transforms(v, now, self.spin_rad, self.odom_frame,
+        self.pub_tf.publish(conversions.transforms(v, now, v.wheel_angle_rad, self.odom_frame,
                                                    self.base_frame, self.wheel_frames))
         self.pub_slip.publish(conversions.wheel_slip(v, now, self.base_frame))
-        self.pub_joints.publish(conversions.joint_states(v, now, self.spin_rad, self.prefix))
+        self.pub_joints.publish(conversions.joint_states(v, now, v.wheel_angle_rad, self.prefix))
         self.pub_imu.publish(conversions.imu(v, now, self.imu_frame))
         if markers:
             self.pub_markers.publish(conversions.markers(v, now, self.base_frame,

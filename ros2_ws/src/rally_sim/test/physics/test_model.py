@@ -13,7 +13,7 @@ from rally_sim.physics.model import (
 def evaluate(config, z, steer=0.0, drive=(0.0, 0.0, 0.0, 0.0)):
     diag = np.zeros((DIAG_SIZE, 4))
     dz = derivatives(np.asarray(z, float), steer, np.asarray(drive, float),
-                     config.tyre('mu'), config.model_params(), diag)
+                     config.tyre('mu'), config.model_params().flat(), diag)
     return dz, diag
 
 

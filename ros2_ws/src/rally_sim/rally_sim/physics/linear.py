@@ -1,0 +1,88 @@
+"""
+Small dense linear solves for the compiled kernels, allocation-free.
+
+solve_in_place() is Gaussian elimination with partial pivoting. factor() and
+solve_factored() split it in two so that one matrix can serve many right-hand
+sides; they replay exactly the operations solve_in_place() applies to b, so
+both give bit-identical results.
+"""
+
+import numpy as np
+
+from .jit import njit
+
+SINGULAR = 1e-12
+"""A pivot smaller than this in magnitude makes the matrix singular."""
+
+
+@njit
+def solve_in_place(a: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """Solve a[:n,:n] x = b[:n] by Gaussian elimination; x replaces b. False if singular."""
+    for col in range(n):
+        pivot = col
+        for row in range(col + 1, n):
+            if abs(a[row, col]) > abs(a[pivot, col]):
+                pivot = row
+        if abs(a[pivot, col]) < SINGULAR:
+            return False
+        if pivot != col:
+            for k in range(n):
+                a[col, k], a[pivot, k] = a[pivot, k], a[col, k]
+            b[col], b[pivot] = b[pivot], b[col]
+        for row in range(col + 1, n):
+            factor = a[row, col] / a[col, col]
+            for k in range(col, n):
+                a[row, k] -= factor * a[col, k]
+            b[row] -= factor * b[col]
+    _back_substitute(a, b, n)
+    return True
+
+
+@njit
+def _back_substitute(a: np.ndarray, b: np.ndarray, n: int) -> None:
+    """Solve the upper triangle of a[:n,:n] x = b[:n]; x replaces b."""
+    for row in range(n - 1, -1, -1):
+        total = b[row]
+        for k in range(row + 1, n):
+            total -= a[row, k] * b[k]
+        b[row] = total / a[row, row]
+
+
+@njit
+def factor(a: np.ndarray, pivots: np.ndarray, n: int) -> bool:
+    """
+    Factor a[:n,:n] in place for solve_factored(); False if singular.
+
+    The upper triangle becomes solve_in_place()'s reduced matrix; below it,
+    each elimination factor stays where it was computed, and pivots[col]
+    records the row swapped with row col.
+    """
+    for col in range(n):
+        pivot = col
+        for row in range(col + 1, n):
+            if abs(a[row, col]) > abs(a[pivot, col]):
+                pivot = row
+        if abs(a[pivot, col]) < SINGULAR:
+            return False
+        pivots[col] = pivot
+        if pivot != col:
+            for k in range(col, n):
+                a[col, k], a[pivot, k] = a[pivot, k], a[col, k]
+        for row in range(col + 1, n):
+            ratio = a[row, col] / a[col, col]
+            for k in range(col + 1, n):
+                a[row, k] -= ratio * a[col, k]
+            a[row, col] = ratio
+    return True
+
+
+@njit
+def solve_factored(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, n: int) -> None:
+    """Solve with a matrix factored by factor(); x replaces b."""
+    for col in range(n):
+        pivot = pivots[col]
+        if pivot != col:
+            b[col], b[pivot] = b[pivot], b[col]
+        for row in range(col + 1, n):
+            b[row] -= lu[row, col] * b[col]
+    _back_substitute(lu, b, n)
