@@ -153,7 +153,7 @@ def _implicit_update(command, p, h, vectors, wheel, matrices, ints) -> None:
                 vectors[V_DZ, 3 + i] -= h * command[C_BRAKE + i] * wheel[W_DIRECTION, i] / inertia
         if not any_stuck and ints[I_FACTORED]:
             solved = True
-            solve_factored(matrices[M_FACTORED], ints[I_PIVOTS:I_PIVOTS + 7], vectors[V_DZ], 7)
+            solve_factored(matrices, M_FACTORED, ints, I_PIVOTS, vectors, V_DZ, 7)
         else:
             solved = _solve_with_stuck_wheels(vectors, wheel, matrices)
         if not solved:
@@ -335,8 +335,14 @@ def _commit(state: np.ndarray, trial: np.ndarray, wheel: np.ndarray, out: np.nda
         state[i] = trial[i]
     for i in range(4):
         out[O_FRICTION, i] = wheel[W_MU, i]
-        angle = out[O_WHEEL_ANGLE, i] + dt * state[OMEGA + i]
-        out[O_WHEEL_ANGLE, i] = (angle + math.pi) % (2.0 * math.pi) - math.pi
+        out[O_WHEEL_ANGLE, i] += dt * state[OMEGA + i]
+
+
+@njit
+def _wrap_wheel_angles(out: np.ndarray) -> None:
+    """Bring the wheel spin angles back to [-pi, pi)."""
+    for i in range(4):
+        out[O_WHEEL_ANGLE, i] = (out[O_WHEEL_ANGLE, i] + math.pi) % (2.0 * math.pi) - math.pi
 
 
 @njit
@@ -360,9 +366,11 @@ def advance(state: np.ndarray, command: np.ndarray, dt: float, steps: int, subst
         step(trial, command, dt, substeps, method, p, vectors, wheel, matrices, ints)
         if not _finite(trial):
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
+            _wrap_wheel_angles(out)
             refresh_outputs(state, command, p, vectors, wheel, out)
             return k
         _commit(state, trial, wheel, out, dt)
+    _wrap_wheel_angles(out)
     refresh_outputs(state, command, p, vectors, wheel, out)
     return steps
 
@@ -407,6 +415,7 @@ def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: 
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
             return k
         _commit(state, trial, wheel, row, dts[k])
+        _wrap_wheel_angles(row)
         for j in range(OUTPUT_ROWS):
             for i in range(4):
                 out[j, i] = row[j, i]

@@ -77,12 +77,22 @@ def factor(a: np.ndarray, pivots: np.ndarray, n: int) -> bool:
 
 
 @njit
-def solve_factored(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, n: int) -> None:
-    """Solve with a matrix factored by factor(); x replaces b."""
+def solve_factored(lus: np.ndarray, which: int, ints: np.ndarray, first_pivot: int,
+                   rhs: np.ndarray, row: int, n: int) -> None:
+    """
+    Solve with lus[which], factored by factor(); x replaces rhs[row, :n].
+
+    The row swaps are ints[first_pivot:first_pivot + n]. Indexing whole
+    arrays (no views) keeps this hot path free of reference counting.
+    """
     for col in range(n):
-        pivot = pivots[col]
+        pivot = ints[first_pivot + col]
         if pivot != col:
-            b[col], b[pivot] = b[pivot], b[col]
-        for row in range(col + 1, n):
-            b[row] -= lu[row, col] * b[col]
-    _back_substitute(lu, b, n)
+            rhs[row, col], rhs[row, pivot] = rhs[row, pivot], rhs[row, col]
+        for k in range(col + 1, n):
+            rhs[row, k] -= lus[which, k, col] * rhs[row, col]
+    for k in range(n - 1, -1, -1):
+        total = rhs[row, k]
+        for j in range(k + 1, n):
+            total -= lus[which, k, j] * rhs[row, j]
+        rhs[row, k] = total / lus[which, k, k]
