@@ -100,8 +100,8 @@ class DemoDriver(Node):
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.odom = {}
         self.slip = {}
-        self.create_subscription(Odometry, 'odom', self._on_odom, 50)
-        self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 50)
+        self.create_subscription(Odometry, 'odom', self._on_odom, 1000)
+        self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 1000)
         if drive:
             self.create_timer(0.02, self._drive)
 
@@ -273,6 +273,8 @@ def main(argv=None) -> int:
     finally:
         print()
         stop_all(processes)
+    if recorder is not None:
+        recorder.drain(lambda: rclpy.spin_once(driver, timeout_sec=0.05))
     trajectory = driver.trajectory()
     if recorder is not None:
         counts = recorder.close()

@@ -11,7 +11,8 @@ tools can decode rally_sim's own message types without having them installed.
 import json
 import os
 import re
-from typing import Dict, List, Tuple
+import time
+from typing import Callable, Dict, List, Tuple
 
 from ament_index_python.packages import get_package_share_directory
 from mcap.writer import CompressionType, Writer
@@ -23,6 +24,9 @@ PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'in
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80
 LATCHED_TOPICS = {'/tf_static'}
+QUEUE_DEPTH = 10000
+"""Messages held per topic until the recorder's node spins: a busy recorder loses none."""
+QUIET_S = 0.5
 
 
 def type_name(msg_class) -> str:
@@ -98,7 +102,7 @@ class BagRecorder:
             channel = self._writer.register_channel(
                 topic=resolved, message_encoding='cdr', schema_id=schema)
             self.topics[resolved] = {'type': name, 'channel': channel, 'count': 0}
-            qos = QoSProfile(depth=100)
+            qos = QoSProfile(depth=QUEUE_DEPTH)
             if resolved in LATCHED_TOPICS:
                 qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
             node.create_subscription(msg_class, topic,
@@ -106,6 +110,7 @@ class BagRecorder:
                                      qos, raw=True)
         self.first_ns = None
         self.last_ns = None
+        self._arrivals = 0
 
     def _write(self, topic: str, data: bytes) -> None:
         now = self.node.get_clock().now().nanoseconds
@@ -113,8 +118,26 @@ class BagRecorder:
         self._writer.add_message(channel_id=entry['channel'], log_time=now, data=data,
                                  publish_time=now, sequence=entry['count'])
         entry['count'] += 1
+        self._arrivals += 1
         self.first_ns = now if self.first_ns is None else min(self.first_ns, now)
         self.last_ns = now if self.last_ns is None else max(self.last_ns, now)
+
+    def drain(self, spin_once: Callable[[], None], quiet_s: float = QUIET_S,
+              limit_s: float = 30.0) -> None:
+        """
+        Take every message still queued or in flight; call once the publishers stopped.
+
+        Spins (spin_once) until nothing has arrived for quiet_s wall seconds,
+        or limit_s passed.
+        """
+        deadline = time.monotonic() + limit_s
+        last, quiet_since = self._arrivals, time.monotonic()
+        while time.monotonic() < deadline:
+            spin_once()
+            if self._arrivals != last:
+                last, quiet_since = self._arrivals, time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_s:
+                return
 
     def close(self) -> Dict[str, int]:
         """Finish the MCAP file, write metadata.yaml; return message counts by topic."""

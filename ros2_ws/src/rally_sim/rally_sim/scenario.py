@@ -1,17 +1,17 @@
 """
-Closed-loop scenarios: simulator and controller in lockstep, metrics, pass or fail.
+Closed-loop scenarios: simulator and controller in step, metrics, pass or fail.
 
     ./rally scenario NAME|FILE.yaml [--output DIR] [--record BAG_DIR]
 
 A scenario names the vehicle, the stage, the controller (a command line: one
 of ours or a user's executable), the initial speed, the duration and pass
 thresholds (see config/scenarios/path_follow.yaml). The runner starts the
-simulator in lockstep pacing and the controller with use_sim_time, with the
-controller's command topics remapped to the runner, and then, every control
-period: advances the simulator, waits for the controller's answer to the new
-odometry (commands stamped with that odometry's stamp), and relays it to the
-simulator, waiting until the simulator holds it. So the same scenario gives
-the same result every time. It writes report.json and report.png, prints a
+simulator in synchronous mode (pacing fast, sync_controllers naming the
+controller) and the controller with use_sim_time: every control period the
+simulator publishes its state and advances only when the controller has
+answered it with commands stamped with the state's time. Nothing sits between
+the two; the runner only watches (states and answers, and the bag when
+recording). So the same scenario gives the same result every time. It writes report.json and report.png, prints a
 summary, and exits 1 if a threshold fails (2: a bad scenario file).
 """
 
@@ -27,7 +27,6 @@ from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
-from rally_sim_msgs.srv import Step
 import yaml
 
 from .control.path import ClosedPath
@@ -50,6 +49,12 @@ METRICS = {
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""
 ANSWER_TIMEOUT_S = 10.0
+"""Wall seconds the runner waits for the answer to one state."""
+START_TIMEOUT_S = 60.0
+"""Wall seconds for the simulator's first state and the controller's first answer
+(start-up, on a loaded machine); also the simulator's sync_timeout_s."""
+QUEUE_DEPTH = 100000
+"""The simulator runs ahead of the runner; no state may be dropped from the queue."""
 PHYSICS_RATE_HZ = 1000.0
 
 
@@ -96,15 +101,19 @@ def load_scenario(name: str) -> Dict[str, Any]:
     return spec
 
 
+CONTROLLER_NODE = 'scenario_controller'
+"""The runner names the controller's node so, whatever its own name, the simulator knows
+whom to wait for."""
+
+
 def _controller_command(spec: Dict[str, Any]) -> List[str]:
     command = list(spec['controller']['command'])
     if command[0] == 'python':
         command[0] = sys.executable
-    command += ['--ros-args', '-p', 'use_sim_time:=true']
+    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}',
+                '-p', 'use_sim_time:=true']
     for name, value in spec['controller'].get('params', {}).items():
         command += ['-p', f'{name}:={value}']
-    for topic in OUTPUTS:
-        command += ['-r', f'{topic}:=scenario/{topic}']
     return command
 
 
@@ -117,144 +126,133 @@ def _outputs(spec: Dict[str, Any]) -> List[str]:
     return outputs
 
 
-class Lockstep:
-    """The runner's node: steps the simulator and relays the controller's commands."""
+class Observer:
+    """The runner's node: watches states and answers, records; never steps anything."""
 
     def __init__(self, spec: Dict[str, Any], record: str = None):
-        """Create the node, its relay publishers and subscriptions."""
+        """Create the node and its subscriptions (deep queues: the simulator runs ahead)."""
         import rclpy
         from rclpy.parameter import Parameter
         self.rclpy = rclpy
         self.node = rclpy.create_node('scenario_runner', parameter_overrides=[
             Parameter('use_sim_time', value=True)])
         self.outputs = _outputs(spec)
-        self.relay = {t: self.node.create_publisher(OUTPUTS[t], t, 10) for t in self.outputs}
-        self.answers: Dict[str, Dict[int, Any]] = {t: {} for t in self.outputs}
-        for topic in self.outputs:
-            self.node.create_subscription(
-                OUTPUTS[topic], f'scenario/{topic}',
-                lambda msg, topic=topic: self.answers[topic].__setitem__(_stamp(msg), msg), 50)
+        self.answers: Dict[str, set] = {t: set() for t in self.outputs}
         self.odom: Dict[int, Odometry] = {}
         self.slip: Dict[int, WheelSlip] = {}
+        for topic in self.outputs:
+            self.node.create_subscription(
+                OUTPUTS[topic], topic,
+                lambda msg, topic=topic: self.answers[topic].add(_stamp(msg)), QUEUE_DEPTH)
         self.node.create_subscription(Odometry, 'odom', lambda m: self.odom.__setitem__(
-            _stamp(m), m), 50)
+            _stamp(m), m), QUEUE_DEPTH)
         self.node.create_subscription(WheelSlip, 'wheel_slip', lambda m: self.slip.__setitem__(
-            _stamp(m), m), 50)
-        self.step_client = self.node.create_client(Step, 'step')
+            _stamp(m), m), QUEUE_DEPTH)
         self.recorder = None
         if record:
             from .recording import BagRecorder
             from .demo import RECORDED_TOPICS
-            topics = dict(RECORDED_TOPICS)
-            topics.update({f'scenario/{t}': OUTPUTS[t] for t in self.outputs})
-            self.recorder = BagRecorder(self.node, record, topics)
+            self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS)
 
     def spin_until(self, done, timeout_s: float, processes) -> bool:
-        """Spin until done() or timeout; raise if a process exits."""
+        """Spin until done() or timeout; raise naming a process that exits."""
         deadline = time.monotonic() + timeout_s
         while not done():
             if time.monotonic() > deadline:
                 return False
             for process in processes:
                 if process.poll() is not None:
-                    raise RuntimeError(f'{process.args[0]} exited with {process.returncode}')
+                    raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
+                                       f'{process.returncode}')
             self.rclpy.spin_once(self.node, timeout_sec=0.01)
         return True
 
-    def step(self, steps: int, processes) -> int:
-        """Advance the simulator; return the simulated time reached [ns]."""
-        future = self.step_client.call_async(Step.Request(steps=steps))
-        if not self.spin_until(future.done, 30.0, processes):
-            raise RuntimeError('the simulator did not answer a step request')
-        result = future.result()
-        if not result.success:
-            raise RuntimeError(f'step refused: {result.message}')
-        return result.sim_time.sec * 1_000_000_000 + result.sim_time.nanosec
+    def check_answers(self, stamps: List[int]) -> None:
+        """Raise if the controller answered with a stamp that is not a state's."""
+        known = set(self.odom)
+        for topic in self.outputs:
+            wrong = sorted(s for s in self.answers[topic] if s not in known)
+            if wrong:
+                raise RuntimeError(
+                    f'the controller answered on {topic} with stamp {wrong[0] / 1e9:.3f} s, '
+                    'which is no state time (commands must carry the stamp of the odometry '
+                    'they answer)')
 
     def answered(self, stamp: int) -> bool:
-        """Return whether the controller answered the odometry at `stamp` on every output."""
+        """Return whether the state at `stamp` was seen and answered on every output."""
         return stamp in self.odom and stamp in self.slip and all(
             stamp in self.answers[t] for t in self.outputs)
-
-    def relay_answer(self, stamp: int) -> None:
-        """Pass the controller's answer to the simulator and wait until it holds it."""
-        for topic in self.outputs:
-            self.relay[topic].publish(self.answers[topic].pop(stamp))
-        for topic in self.outputs:        # acknowledged together, not one after the other
-            if not self.relay[topic].wait_for_all_acked(
-                    self.rclpy.duration.Duration(seconds=10.0)):
-                raise RuntimeError(f'the simulator did not take the relayed {topic}')
 
 
 def _stamp(msg) -> int:
     return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
+def _simulator_command(spec: Dict[str, Any], path: ClosedPath) -> List[str]:
+    start_x, start_y = path.points[0]
+    return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
+            '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
+            '-p', f'sync_controllers:=[{CONTROLLER_NODE}]',
+            '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
+            '-p', f"vehicle:={spec['vehicle']}",
+            '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
+            '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
+            '-p', 'marker_rate_hz:=0.0',
+            '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
+            '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
+            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
+
+
 def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]:
-    """Run a scenario in lockstep; return the samples and timing."""
+    """Run a scenario on the simulator's synchronous mode; return the samples and timing."""
     import rclpy
     path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
-    start_x, start_y = path.points[0]
-    steps_per_period = round(spec['control_period_s'] * PHYSICS_RATE_HZ)
-    sim = [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
-           '-p', 'pacing:=lockstep', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
-           '-p', f"vehicle:={spec['vehicle']}",
-           '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
-           '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
-           '-p', 'marker_rate_hz:=0.0',
-           '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
-           '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
-           '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
-    processes = [start_logged(sim, os.path.join(folder, 'simulator.log')),
-                 start_logged(_controller_command(spec), os.path.join(folder, 'controller.log'))]
-    lockstep = None
+    period_ns = round(spec['control_period_s'] * 1e9)
+    processes, observer = [], None
     try:
-        # Only this process (the relay's writer) needs the fast acknowledgements.
-        os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = config_file('fastdds_lockstep.xml')
         rclpy.init()
-        lockstep = Lockstep(spec, record)
+        observer = Observer(spec, record)
+        processes.append(start_logged(_simulator_command(spec, path),
+                                      os.path.join(folder, 'simulator.log')))
+        # The controller starts once the runner sees the first state, so that the
+        # runner has every state the controller answers.
+        if not observer.spin_until(lambda: 0 in observer.odom, START_TIMEOUT_S, processes):
+            raise RuntimeError(f'no state from the simulator within {START_TIMEOUT_S:g} s')
+        processes.append(start_logged(_controller_command(spec),
+                                      os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
-        if not lockstep.spin_until(lambda: lockstep.step_client.service_is_ready(), 30.0,
-                                   processes):
-            raise RuntimeError('the simulator offered no step service within 30 s')
-        # Time 0: repeat step(0), which republishes the initial state, until
-        # the controller (started alongside) answers it.
-
-        def first_answer():
-            lockstep.step(0, processes)
-            return lockstep.spin_until(lambda: lockstep.answered(0), 0.5, processes)
-        deadline = time.monotonic() + 30.0
-        while not first_answer():
-            if time.monotonic() > deadline:
-                raise RuntimeError('the controller did not answer the first odometry in 30 s')
-        stamps = [0]
-        progress, laps_m = path.locate(start_x, start_y).progress_m, 0.0
+        stamps = []
+        progress, laps_m = path.locate(*path.points[0]).progress_m, 0.0
+        stamp = 0
         while True:
-            lockstep.relay_answer(stamps[-1])
-            odom = lockstep.odom[stamps[-1]].pose.pose.position
+            timeout = START_TIMEOUT_S if stamp == 0 else ANSWER_TIMEOUT_S
+            if not observer.spin_until(lambda: observer.answered(stamp), timeout, processes):
+                observer.check_answers(stamps)
+                raise RuntimeError(f'the controller did not answer the state at '
+                                   f'{stamp / 1e9:.3f} s within {timeout:g} s (it must answer '
+                                   f'each odometry on {", ".join(observer.outputs)} with the '
+                                   "odometry's stamp)")
+            stamps.append(stamp)
+            odom = observer.odom[stamp].pose.pose.position
             here = path.locate(odom.x, odom.y).progress_m
             laps_m += path.progress_step(progress, here)
             progress = here
             laps_done = spec['stop_after_laps'] > 0 and \
                 laps_m >= spec['stop_after_laps'] * path.length_m
-            if stamps[-1] >= spec['duration_s'] * 1e9 or laps_done:
+            if stamp >= spec['duration_s'] * 1e9 or laps_done:
                 break
-            stamp = lockstep.step(steps_per_period, processes)
-            if not lockstep.spin_until(lambda: lockstep.answered(stamp), ANSWER_TIMEOUT_S,
-                                       processes):
-                raise RuntimeError(f'the controller did not answer the odometry at '
-                                   f'{stamp / 1e9:.3f} s within {ANSWER_TIMEOUT_S:g} s '
-                                   '(commands must carry the stamp of the odometry they answer)')
-            stamps.append(stamp)
+            stamp += period_ns
         wall = time.monotonic() - wall_start
-        samples = [(lockstep.odom[s], lockstep.slip[s]) for s in stamps]
+        observer.check_answers(stamps)
+        samples = [(observer.odom[s], observer.slip[s]) for s in stamps]
     finally:
-        if lockstep is not None:
-            if lockstep.recorder is not None:
-                lockstep.recorder.close()
-            lockstep.node.destroy_node()
-        rclpy.try_shutdown()
         stop_all(processes)
+        if observer is not None:
+            if observer.recorder is not None:
+                observer.recorder.drain(lambda: rclpy.spin_once(observer.node, timeout_sec=0.05))
+                observer.recorder.close()
+            observer.node.destroy_node()
+        rclpy.try_shutdown()
     return {'samples': samples, 'path': path, 'wall_s': wall}
 
 
@@ -395,7 +393,7 @@ def main(argv=None) -> int:
                           f"{time.strftime('%Y%m%d-%H%M%S')}")
     os.makedirs(folder, exist_ok=True)
     print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
-          f"{' '.join(spec['controller']['command'])}; lockstep every "
+          f"{' '.join(spec['controller']['command'])}; synchronous every "
           f"{spec['control_period_s']:g} s")
     try:
         result = run(spec, folder, args.record)

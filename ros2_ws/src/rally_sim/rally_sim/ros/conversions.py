@@ -1,7 +1,6 @@
 """Vehicle state to ROS messages (REP-103 axes, REP-105 frames). No node here."""
 
 import math
-from typing import Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, TransformStamped
@@ -15,7 +14,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from .. import WHEELS
 from ..physics import Vehicle
-from ..physics.model import VX, VY, X, Y, YAW, YAW_RATE
+from ..physics.model import (
+    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, VX, VY, X, Y, YAW,
+    YAW_RATE)
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -39,87 +40,27 @@ def wheel_offsets(vehicle: Vehicle):
             (-p.cg_to_rear_m, p.half_track_m), (-p.cg_to_rear_m, -p.half_track_m)]
 
 
-def odometry(vehicle: Vehicle, now: Time, odom_frame: str, base_frame: str) -> Odometry:
-    """Return the pose in odom and the twist in base_link."""
-    s = vehicle.state
-    msg = Odometry()
-    msg.header.stamp = now
-    msg.header.frame_id = odom_frame
-    msg.child_frame_id = base_frame
-    msg.pose.pose.position.x, msg.pose.pose.position.y = float(s[X]), float(s[Y])
-    _set_quaternion(msg.pose.pose.orientation, 0.0, 0.0, float(s[YAW]))
-    msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(s[VX]), float(s[VY])
-    msg.twist.twist.angular.z = float(s[YAW_RATE])
-    diagonal = [GROUND_TRUTH_VARIANCE if i % 7 == 0 else 0.0 for i in range(36)]
-    msg.pose.covariance = diagonal
-    msg.twist.covariance = diagonal
-    return msg
-
-
-def _transform(now: Time, parent: str, child: str, x: float, y: float, z: float,
-               roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0) -> TransformStamped:
+def _transform(parent: str, child: str) -> TransformStamped:
     t = TransformStamped()
-    t.header.stamp = now
     t.header.frame_id = parent
     t.child_frame_id = child
-    t.transform.translation.x, t.transform.translation.y = float(x), float(y)
-    t.transform.translation.z = float(z)
-    _set_quaternion(t.transform.rotation, roll, pitch, yaw)
     return t
 
 
-def transforms(vehicle: Vehicle, now: Time, spin_rad: Sequence[float], odom_frame: str,
-               base_frame: str, wheel_frames: Sequence[str]) -> TFMessage:
-    """
-    Return odom -> base_link and the wheel frames, as the URDF's joints chain them.
-
-    Front wheels: base_link -> <wheel>_steer (steer about z) -> <wheel> (spin
-    about y); rear wheels: base_link -> <wheel> (spin). Wheel centres are at
-    the wheel radius above the ground.
-    """
-    s = vehicle.state
-    steer = vehicle.wheels().steer_rad
-    radius = vehicle.params.wheel_radius_m
-    msg = TFMessage()
-    msg.transforms.append(_transform(now, odom_frame, base_frame, s[X], s[Y], 0.0,
-                                     yaw=float(s[YAW])))
-    for i, (x, y) in enumerate(wheel_offsets(vehicle)):
-        spin = float(spin_rad[i])
-        if i < 2:
-            steer_frame = wheel_frames[i] + '_steer'
-            msg.transforms.append(_transform(now, base_frame, steer_frame, x, y, radius,
-                                             yaw=float(steer[i])))
-            msg.transforms.append(_transform(now, steer_frame, wheel_frames[i], 0.0, 0.0, 0.0,
-                                             pitch=spin))
-        else:
-            msg.transforms.append(_transform(now, base_frame, wheel_frames[i], x, y, radius,
-                                             pitch=spin))
-    return msg
+def _place(t: TransformStamped, now: Time, x: float, y: float, z: float, roll: float = 0.0,
+           pitch: float = 0.0, yaw: float = 0.0) -> None:
+    t.header.stamp = now
+    t.transform.translation.x, t.transform.translation.y = float(x), float(y)
+    t.transform.translation.z = float(z)
+    _set_quaternion(t.transform.rotation, roll, pitch, yaw)
 
 
 def static_transforms(vehicle: Vehicle, now: Time, base_frame: str, imu_frame: str
                       ) -> TFMessage:
     """Return the fixed frames: the IMU at the centre of gravity."""
-    return TFMessage(transforms=[_transform(now, base_frame, imu_frame, 0.0, 0.0,
-                                            vehicle.params.cg_height_m)])
-
-
-def wheel_slip(vehicle: Vehicle, now: Time, base_frame: str) -> WheelSlip:
-    """Return the per-wheel tyre state."""
-    w = vehicle.wheels()
-    msg = WheelSlip()
-    msg.header.stamp = now
-    msg.header.frame_id = base_frame
-    msg.wheel_names = list(WHEELS)
-    msg.slip_ratio = w.slip_ratio.tolist()
-    msg.slip_angle = w.slip_angle_rad.tolist()
-    msg.normal_load = w.normal_load_n.tolist()
-    msg.longitudinal_force = w.force_x_n.tolist()
-    msg.lateral_force = w.force_y_n.tolist()
-    msg.wheel_angular_speed = w.omega_rad_s.tolist()
-    msg.steer_angle = w.steer_rad.tolist()
-    msg.friction_coefficient = w.friction.tolist()
-    return msg
+    t = _transform(base_frame, imu_frame)
+    _place(t, now, 0.0, 0.0, vehicle.params.cg_height_m)
+    return TFMessage(transforms=[t])
 
 
 def joint_names(prefix: str):
@@ -128,35 +69,148 @@ def joint_names(prefix: str):
             + [f'{prefix}wheel_{w}_spin_joint' for w in WHEELS])
 
 
-def joint_states(vehicle: Vehicle, now: Time, spin_rad: Sequence[float], prefix: str
-                 ) -> JointState:
-    """Return the front steer joints and the four spin joints."""
-    w = vehicle.wheels()
-    msg = JointState()
-    msg.header.stamp = now
-    msg.name = joint_names(prefix)
-    msg.position = [float(a) for a in w.steer_rad[:2]] + [float(a) for a in spin_rad]
-    msg.velocity = [0.0, 0.0] + w.omega_rad_s.tolist()
-    return msg
+class Frames:
+    """The frame names of one car (REP-105), prefixed by its namespace."""
+
+    def __init__(self, prefix: str, odom_frame: str, base_frame: str):
+        """Name the frames; `prefix` is 'NS/' in a namespace NS, else ''."""
+        self.prefix = prefix
+        self.odom = prefix + odom_frame
+        self.base = prefix + base_frame
+        self.wheels = [f'{prefix}wheel_{w}' for w in WHEELS]
+        self.imu = f'{prefix}imu_link'
 
 
-def imu(vehicle: Vehicle, now: Time, imu_frame: str) -> Imu:
-    """Return the ground-truth IMU at the CG: yaw, yaw rate, specific force (+g on z)."""
-    s = vehicle.state
-    msg = Imu()
-    msg.header.stamp = now
-    msg.header.frame_id = imu_frame
-    _set_quaternion(msg.orientation, 0.0, 0.0, float(s[YAW]))
-    msg.angular_velocity.z = float(s[YAW_RATE])
-    ax, ay = vehicle.specific_force_m_s2()
-    msg.linear_acceleration.x, msg.linear_acceleration.y = float(ax), float(ay)
-    msg.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
-    variance = [GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0, GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0,
-                GROUND_TRUTH_VARIANCE]
-    msg.orientation_covariance = variance
-    msg.angular_velocity_covariance = variance
-    msg.linear_acceleration_covariance = variance
-    return msg
+class OutputMessages:
+    """
+    The node's output messages, built once and refilled in place for each publish.
+
+    Each method updates its message from the vehicle and returns it; what
+    never changes (frames, names, covariances, marker shapes) is set once.
+    """
+
+    def __init__(self, vehicle: Vehicle, frames: Frames):
+        """Build every message with its fixed fields."""
+        self.vehicle = vehicle
+        self.frames = frames
+        f = frames
+        diagonal = [GROUND_TRUTH_VARIANCE if i % 7 == 0 else 0.0 for i in range(36)]
+        self._odom = Odometry()
+        self._odom.header.frame_id, self._odom.child_frame_id = f.odom, f.base
+        self._odom.pose.covariance = diagonal
+        self._odom.twist.covariance = diagonal
+        # odom -> base_link; fl, fr: base -> steer frame -> wheel; rl, rr: base -> wheel.
+        self._tf = TFMessage(transforms=[_transform(f.odom, f.base)])
+        for i in range(4):
+            if i < 2:
+                steer_frame = f.wheels[i] + '_steer'
+                self._tf.transforms.append(_transform(f.base, steer_frame))
+                self._tf.transforms.append(_transform(steer_frame, f.wheels[i]))
+            else:
+                self._tf.transforms.append(_transform(f.base, f.wheels[i]))
+        self._slip = WheelSlip()
+        self._slip.header.frame_id = f.base
+        self._slip.wheel_names = list(WHEELS)
+        self._joints = JointState()
+        self._joints.name = joint_names(f.prefix)
+        self._imu = Imu()
+        self._imu.header.frame_id = f.imu
+        variance = [GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0, GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0,
+                    GROUND_TRUTH_VARIANCE]
+        self._imu.orientation_covariance = variance
+        self._imu.angular_velocity_covariance = variance
+        self._imu.linear_acceleration_covariance = variance
+        self._imu.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
+        self._markers = None
+
+    def odometry(self, now: Time) -> Odometry:
+        """Return the pose in odom and the twist in base_link."""
+        s = self.vehicle.state.tolist()
+        msg = self._odom
+        msg.header.stamp = now
+        msg.pose.pose.position.x, msg.pose.pose.position.y = s[X], s[Y]
+        _set_quaternion(msg.pose.pose.orientation, 0.0, 0.0, s[YAW])
+        msg.twist.twist.linear.x, msg.twist.twist.linear.y = s[VX], s[VY]
+        msg.twist.twist.angular.z = s[YAW_RATE]
+        return msg
+
+    def transforms(self, now: Time) -> TFMessage:
+        """
+        Return odom -> base_link and the wheel frames, as the URDF's joints chain them.
+
+        Front wheels: base_link -> <wheel>_steer (steer about z) -> <wheel>
+        (spin about y); rear wheels: base_link -> <wheel> (spin). Wheel
+        centres are at the wheel radius above the ground.
+        """
+        v = self.vehicle
+        s = v.state.tolist()
+        steer = v.diag[STEER_ANGLE].tolist()
+        spin = v.wheel_angle_rad.tolist()
+        radius = v.params.wheel_radius_m
+        t = self._tf.transforms
+        _place(t[0], now, s[X], s[Y], 0.0, yaw=s[YAW])
+        k = 1
+        for i, (x, y) in enumerate(wheel_offsets(v)):
+            if i < 2:
+                _place(t[k], now, x, y, radius, yaw=steer[i])
+                _place(t[k + 1], now, 0.0, 0.0, 0.0, pitch=spin[i])
+                k += 2
+            else:
+                _place(t[k], now, x, y, radius, pitch=spin[i])
+                k += 1
+        return self._tf
+
+    def wheel_slip(self, now: Time) -> WheelSlip:
+        """Return the per-wheel tyre state."""
+        out = self.vehicle.outputs
+        msg = self._slip
+        msg.header.stamp = now
+        msg.slip_ratio = out[SLIP_RATIO].tolist()
+        msg.slip_angle = out[SLIP_ANGLE].tolist()
+        msg.normal_load = out[NORMAL_LOAD].tolist()
+        msg.longitudinal_force = out[FORCE_X].tolist()
+        msg.lateral_force = out[FORCE_Y].tolist()
+        msg.wheel_angular_speed = self.vehicle.state[OMEGA:OMEGA + 4].tolist()
+        msg.steer_angle = out[STEER_ANGLE].tolist()
+        msg.friction_coefficient = self.vehicle.friction.tolist()
+        return msg
+
+    def joint_states(self, now: Time) -> JointState:
+        """Return the front steer joints and the four spin joints."""
+        v = self.vehicle
+        msg = self._joints
+        msg.header.stamp = now
+        msg.position = v.diag[STEER_ANGLE, :2].tolist() + v.wheel_angle_rad.tolist()
+        msg.velocity = [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist()
+        return msg
+
+    def imu(self, now: Time) -> Imu:
+        """Return the ground-truth IMU at the CG: yaw, yaw rate, specific force (+g on z)."""
+        v = self.vehicle
+        msg = self._imu
+        msg.header.stamp = now
+        _set_quaternion(msg.orientation, 0.0, 0.0, float(v.state[YAW]))
+        msg.angular_velocity.z = float(v.state[YAW_RATE])
+        msg.linear_acceleration.x, msg.linear_acceleration.y = v.specific_force_m_s2()
+        return msg
+
+    def markers(self, now: Time) -> MarkerArray:
+        """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""
+        if self._markers is None:
+            self._markers = _marker_shapes(self.vehicle, self.frames)
+        out = self.vehicle.outputs
+        steer, fx_t, fy_t = out[STEER_ANGLE], out[FORCE_X], out[FORCE_Y]
+        c, s = np.cos(steer), np.sin(steer)
+        fx = (fx_t * c - fy_t * s) * FORCE_ARROW_M_PER_N
+        fy = (fx_t * s + fy_t * c) * FORCE_ARROW_M_PER_N
+        slip = np.hypot(out[SLIP_RATIO], np.tan(out[SLIP_ANGLE])).tolist()
+        for m in self._markers.markers:
+            m.header.stamp = now
+        for i, (x, y) in enumerate(wheel_offsets(self.vehicle)):
+            arrow = self._markers.markers[5 + i]
+            arrow.points[1].x, arrow.points[1].y = x + float(fx[i]), y + float(fy[i])
+            _slip_colour(arrow, slip[i])
+        return self._markers
 
 
 def _slip_colour(marker: Marker, slip: float) -> None:
@@ -168,16 +222,14 @@ def _slip_colour(marker: Marker, slip: float) -> None:
     marker.color.a = 1.0
 
 
-def markers(vehicle: Vehicle, now: Time, base_frame: str, wheel_frames: Sequence[str],
-            namespace: str = 'rally_sim') -> MarkerArray:
-    """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""
+def _marker_shapes(vehicle: Vehicle, frames: Frames,
+                   namespace: str = 'rally_sim') -> MarkerArray:
+    """Return the body box, the wheels and the force arrows, arrows of zero length."""
     p = vehicle.params
-    w = vehicle.wheels()
     out = MarkerArray()
 
     def marker(marker_id: int, kind: int, frame: str) -> Marker:
         m = Marker()
-        m.header.stamp = now
         m.header.frame_id = frame
         m.ns = namespace
         m.id = marker_id
@@ -187,26 +239,21 @@ def markers(vehicle: Vehicle, now: Time, base_frame: str, wheel_frames: Sequence
         out.markers.append(m)
         return m
 
-    body = marker(0, Marker.CUBE, base_frame)
+    body = marker(0, Marker.CUBE, frames.base)
     length = p.cg_to_front_m + p.cg_to_rear_m + 1.2
     body.pose.position.x = (p.cg_to_front_m - p.cg_to_rear_m) / 2.0
     body.pose.position.z = p.wheel_radius_m + 0.25
     body.scale.x, body.scale.y, body.scale.z = length, 2.0 * p.half_track_m + 0.1, 0.9
     body.color.r, body.color.g, body.color.b, body.color.a = 0.2, 0.4, 0.8, 0.6
-    for i, (x, y) in enumerate(wheel_offsets(vehicle)):
-        wheel = marker(1 + i, Marker.CYLINDER, wheel_frames[i])
+    for i in range(4):
+        wheel = marker(1 + i, Marker.CYLINDER, frames.wheels[i])
         _set_quaternion(wheel.pose.orientation, math.pi / 2.0, 0.0, 0.0)
         wheel.scale.x = wheel.scale.y = 2.0 * p.wheel_radius_m
         wheel.scale.z = 0.22
         wheel.color.r = wheel.color.g = wheel.color.b = 0.1
         wheel.color.a = 1.0
-        arrow = marker(5 + i, Marker.ARROW, base_frame)
-        c, s = math.cos(w.steer_rad[i]), math.sin(w.steer_rad[i])
-        fx = w.force_x_n[i] * c - w.force_y_n[i] * s
-        fy = w.force_x_n[i] * s + w.force_y_n[i] * c
-        arrow.points = [Point(x=x, y=y, z=0.05),
-                        Point(x=x + fx * FORCE_ARROW_M_PER_N, y=y + fy * FORCE_ARROW_M_PER_N,
-                              z=0.05)]
+    for i, (x, y) in enumerate(wheel_offsets(vehicle)):
+        arrow = marker(5 + i, Marker.ARROW, frames.base)
+        arrow.points = [Point(x=x, y=y, z=0.05), Point(x=x, y=y, z=0.05)]
         arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.06, 0.12, 0.12
-        _slip_colour(arrow, float(np.hypot(w.slip_ratio[i], math.tan(w.slip_angle_rad[i]))))
     return out

@@ -9,7 +9,10 @@ Everything published is stamped with simulated time, and /clock carries it.
 
 Command stamps are not used for scheduling: a command takes effect at the
 next physics step after it is received (in lockstep: before the next `step`
-call is served), whatever its header stamp says.
+call is served), whatever its header stamp says. In synchronous mode
+(sync_controllers) the listed controllers' commands are answers: the state
+at t is published, and the simulator advances only when each listed
+controller has answered it with commands stamped t (see sync.py).
 """
 
 import math
@@ -35,15 +38,19 @@ from visualization_msgs.msg import MarkerArray
 from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
 from .spinning import run_node
-from .. import WHEELS
+from .sync import APPLY, full_name, STALE, SyncGate, WRONG
 from ..control.speed import SpeedController
-from ..physics import Command, CommandError, load_vehicle, Vehicle
-from ..physics.model import OMEGA, VX
+from ..physics import Command, CommandError, jit, load_vehicle, Vehicle
+from ..physics.model import VX
 from ..replay import surface_from, vehicle_path
 
 CONTROL_PERIOD_S = 0.01
 """Commands, the watchdog and the speed controller are applied per this much sim time."""
 WARN_PERIOD_S = 2.0
+REPUBLISH_S = 1.0
+"""In synchronous mode, the state waited on is published again after this many wall
+seconds without all answers (a controller that started late may have missed it)."""
+COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd')
 
 
 class SimulatorNode(Node):
@@ -67,16 +74,18 @@ class SimulatorNode(Node):
                              if s['marker_rate_hz'] > 0 else 0)
         self.control_steps = max(1, round(CONTROL_PERIOD_S / self.dt))
         prefix = self.get_namespace().strip('/')
-        self.prefix = f'{prefix}/' if prefix else ''
-        self.odom_frame = self.prefix + s['odom_frame']
-        self.base_frame = self.prefix + s['base_frame']
-        self.wheel_frames = [f'{self.prefix}wheel_{w}' for w in WHEELS]
-        self.imu_frame = f'{self.prefix}imu_link'
+        self.frames = conversions.Frames(f'{prefix}/' if prefix else '', s['odom_frame'],
+                                         s['base_frame'])
+        self.messages = conversions.OutputMessages(self.vehicle, self.frames)
+        self.gate = self._sync_gate()
         self.speed = SpeedController(
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
-        self.counters = {'non_finite': 0, 'clamped': 0, 'overrun_steps': 0}
+        self.counters = {'non_finite': 0, 'clamped': 0, 'overrun_steps': 0, 'wrong_stamp': 0,
+                         'sync_timeouts': 0}
         self._published_at = -1
+        self._republished = 0
+        self._odom_subscribers = 0
         self._last_warn = {}
         self._reset_commands()
         self._place_initial()
@@ -89,12 +98,18 @@ class SimulatorNode(Node):
             period = (1.0 / s['publish_rate_hz']) / (
                 s['real_time_factor'] if s['pacing'] == 'realtime' else 1.0)
             self.create_timer(min(period, 0.01) if s['pacing'] == 'fast' else period,
-                              self._tick, clock=Clock(clock_type=ClockType.STEADY_TIME))
+                              self._tick_sync if self.gate else self._tick,
+                              clock=Clock(clock_type=ClockType.STEADY_TIME))
         self._publish_outputs(markers=True)
+        sync = (f", synchronous with {', '.join(self.gate.controllers)}" if self.gate else '')
         self.get_logger().info(
             f"{config['name']} on {self.vehicle.surface.description}; physics "
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
-            f"{s['pacing']}, command mode {s['command_mode']}")
+            f"{s['pacing']}{sync}, command mode {s['command_mode']}")
+        if not jit.ENABLED:
+            self.get_logger().warning(
+                'numba is not available (or RALLY_SIM_NO_JIT is set): the physics runs as '
+                'plain Python, the slow path (about 100x slower)')
 
     # ---- set-up ------------------------------------------------------------
 
@@ -109,13 +124,39 @@ class SimulatorNode(Node):
         self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10)
         self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10)
                           if self.settings['publish_clock'] else None)
-        self.create_subscription(AckermannDriveStamped, 'ackermann_cmd', self._on_ackermann, 10)
-        self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd', self._on_torque, 10)
+        if self.gate:       # answers are told apart by their publisher (message info)
+            self.create_subscription(AckermannDriveStamped, 'ackermann_cmd',
+                                     lambda m, info: self._on_answer(m, info, self._on_ackermann),
+                                     100)
+            self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd',
+                                     lambda m, info: self._on_answer(m, info, self._on_torque),
+                                     100)
+        else:
+            self.create_subscription(AckermannDriveStamped, 'ackermann_cmd',
+                                     self._on_ackermann, 10)
+            self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd', self._on_torque, 10)
         self.create_subscription(PoseWithCovarianceStamped, '/initialpose', self._on_pose, 10)
         self.create_service(Trigger, 'reset', self._on_reset)
         self.create_service(Step, 'step', self._on_step)
         self.pub_tf_static.publish(conversions.static_transforms(
-            self.vehicle, self._stamp(), self.base_frame, self.imu_frame))
+            self.vehicle, self._stamp(), self.frames.base, self.frames.imu))
+        self.outputs = [  # (publisher, message maker, only with markers)
+            (self.pub_odom, self.messages.odometry, False),
+            (self.pub_tf, self.messages.transforms, False),
+            (self.pub_slip, self.messages.wheel_slip, False),
+            (self.pub_joints, self.messages.joint_states, False),
+            (self.pub_imu, self.messages.imu, False),
+            (self.pub_markers, self.messages.markers, True)]
+
+    def _sync_gate(self):
+        """Return the SyncGate of synchronous mode, or None when it is off."""
+        names = self.settings['sync_controllers']
+        if not names:
+            return None
+        if self.settings['pacing'] == 'lockstep':
+            raise ParameterError("parameter 'sync_controllers' needs pacing realtime or fast "
+                                 '(lockstep steps on the step service only)')
+        return SyncGate(full_name(n, self.get_namespace()) for n in names)
 
     def _place_initial(self) -> None:
         s = self.settings
@@ -196,7 +237,35 @@ class SimulatorNode(Node):
         if self.timed_out:
             self.timed_out = False
             self.get_logger().info('commands resumed')
-        self._push_command()
+        self._push_command(integrate=False)
+
+    def _on_answer(self, msg, info, apply) -> None:
+        """Synchronous mode: apply a command unless it answers an earlier or no state."""
+        gid = bytes(info['publisher_gid']['data'])
+        if not self.gate.knows(gid):
+            self._refresh_graph()
+        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        verdict, name = self.gate.answer(gid, stamp_ns)
+        if verdict == WRONG:
+            self.counters['wrong_stamp'] += 1
+            self._warn('wrong_stamp', f'synchronous mode: {name} answered with stamp '
+                       f'{stamp_ns / 1e9:.3f} s, not the state time {self._stamp_s():.3f} s; '
+                       f'command ignored ({self.counters["wrong_stamp"]} so far). Stamp '
+                       'each command with the header stamp of the odometry it answers')
+            return
+        if verdict != STALE:
+            apply(msg)
+        if verdict == APPLY and not self.gate.missing():
+            self._sync_advance()
+
+    def _refresh_graph(self) -> None:
+        """Learn which node owns each publisher on the command topics."""
+        publishers = []
+        for topic in COMMAND_TOPICS:
+            for info in self.get_publishers_info_by_topic(self.resolve_topic_name(topic)):
+                name = full_name(info.node_name, info.node_namespace)
+                publishers.append((name, bytes(info.endpoint_gid)))
+        self.gate.update_graph(publishers)
 
     def _drop(self, topic: str, values) -> None:
         self.counters['non_finite'] += 1
@@ -210,15 +279,22 @@ class SimulatorNode(Node):
             self._last_warn[key] = now
             self.get_logger().warning(text)
 
-    def _push_command(self) -> None:
-        """Give the vehicle the command in force (watchdog and speed mode applied)."""
+    def _push_command(self, integrate: bool = True) -> None:
+        """
+        Give the vehicle the command in force (watchdog and speed mode applied).
+
+        The speed controller integrates over a control period only when one
+        starts (integrate); a command received in between is applied at once
+        without integrating.
+        """
         if self.timed_out:
             brake = np.full(4, self.settings['timeout_brake_torque_n_m'])
             command = Command(self.steer_rad, self.steer_rate, np.zeros(4), brake, 0.0)
         elif self.settings['command_mode'] == 'speed':
             drive, brake = self.speed.torques(self.target_speed, self.target_acceleration,
                                               float(self.vehicle.state[VX]),
-                                              self.control_steps * self.dt)
+                                              self.control_steps * self.dt if integrate
+                                              else 0.0)
             command = Command(self.steer_rad, self.steer_rate, drive, brake, 0.0)
         else:
             command = Command(self.steer_rad, self.steer_rate, self.drive, self.brake,
@@ -312,21 +388,73 @@ class SimulatorNode(Node):
     def _stamp(self):
         return conversions.stamp(self.sim_steps * self.step_ns)
 
+    def _stamp_s(self) -> float:
+        return self.sim_steps * self.step_ns / 1e9
+
     def _publish_outputs(self, markers: bool) -> None:
+        """Publish the state on every output somebody subscribes to (messages reused)."""
         self._published_at = self.sim_steps
         now = self._stamp()
-        v = self.vehicle
-        if self.pub_clock is not None:
+        if self.pub_clock is not None and self.pub_clock.get_subscription_count():
             self.pub_clock.publish(ClockMsg(clock=now))
-        self.pub_odom.publish(conversions.odometry(v, now, self.odom_frame, self.base_frame))
-        self.pub_tf.publish(conversions.transforms(v, now, v.wheel_angle_rad, self.odom_frame,
-                                                   self.base_frame, self.wheel_frames))
-        self.pub_slip.publish(conversions.wheel_slip(v, now, self.base_frame))
-        self.pub_joints.publish(conversions.joint_states(v, now, v.wheel_angle_rad, self.prefix))
-        self.pub_imu.publish(conversions.imu(v, now, self.imu_frame))
-        if markers:
-            self.pub_markers.publish(conversions.markers(v, now, self.base_frame,
-                                                         self.wheel_frames))
+        for publisher, make, marker in self.outputs:
+            if (markers or not marker) and publisher.get_subscription_count():
+                publisher.publish(make(now))
+        if self.gate is not None:
+            self.gate.expect(self.sim_steps * self.step_ns, time.monotonic())
+            self._republished = 0
+            self._odom_subscribers = self.pub_odom.get_subscription_count()
+
+    # ---- synchronous mode --------------------------------------------------
+
+    def _sync_advance(self) -> None:
+        """Advance one publishing period if every listed controller answered and it is due."""
+        if self.gate.missing() or not self._due(self.publish_every):
+            return
+        self.advance(self.publish_every)
+
+    def _due(self, steps: int) -> bool:
+        """Return whether realtime pacing allows `steps` more steps now (fast: always)."""
+        s = self.settings
+        if s['pacing'] == 'fast':
+            return True
+        due = self._steps_at_start + math.floor(
+            (time.monotonic() - self._wall_start) * s['real_time_factor'] / self.dt)
+        if due - self.sim_steps > round(s['max_catch_up_s'] / self.dt):
+            self._wall_start = time.monotonic()     # waited on a controller: no catch-up
+            self._steps_at_start = self.sim_steps
+            return True
+        return self.sim_steps + steps <= due
+
+    def _tick_sync(self) -> None:
+        """Timer in synchronous mode: pacing, timeouts, and the state published again."""
+        missing = self.gate.missing()
+        if not missing:
+            self._sync_advance()
+            return
+        waited = time.monotonic() - self.gate.since_s
+        odom_subscribers = self.pub_odom.get_subscription_count()
+        if waited >= REPUBLISH_S * (1 + self._republished) or \
+                odom_subscribers > self._odom_subscribers:
+            self._refresh_graph()
+            self._republished += 1
+            self._odom_subscribers = odom_subscribers
+            self.pub_odom.publish(self.messages.odometry(self._stamp()))
+        if waited >= self.settings['sync_timeout_s']:
+            self._sync_timeout()
+
+    def _sync_timeout(self) -> None:
+        """Report the controllers that did not answer in time and go on without them."""
+        absent = set(self.gate.absent())
+        names = self.gate.give_up()
+        self.counters['sync_timeouts'] += 1
+        reasons = [f'{n} (no publisher on {" or ".join(COMMAND_TOPICS)})' if n in absent
+                   else n for n in names]
+        self.get_logger().error(
+            f'synchronous mode: no answer to the state at {self._stamp_s():.3f} s within '
+            f"{self.settings['sync_timeout_s']:g} s from {', '.join(reasons)}; going on with "
+            'the commands held, without waiting for it until it answers again')
+        self._sync_advance()
 
 
 def main(args=None) -> int:

@@ -43,6 +43,14 @@ SPECS: Dict[str, Spec] = {
     'pacing': Spec('realtime', 'realtime (scaled by real_time_factor), fast (as fast as '
                    'possible) or lockstep (steps only on the step service)',
                    choices=('realtime', 'fast', 'lockstep')),
+    'sync_controllers': Spec([], 'synchronous mode: node names of the controllers to wait '
+                             'for; after publishing the state at t the simulator advances '
+                             'only when each has answered with commands stamped t (or '
+                             'sync_timeout_s passed). Empty: off. With pacing realtime '
+                             'or fast, not lockstep'),
+    'sync_timeout_s': Spec(5.0, 'wall seconds to wait for a controller in synchronous mode '
+                           'before reporting it and going on without it until it answers '
+                           'again', 0.01, 3600.0),
     'real_time_factor': Spec(1.0, 'simulated seconds per wall second in realtime pacing',
                              0.01, 100.0, live=True),
     'max_catch_up_s': Spec(0.1, 'largest backlog of simulated time caught up at once in '
@@ -73,8 +81,8 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
     values = {}
     for name, spec in specs.items():
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
-        if isinstance(spec.default, float):
-            descriptor.dynamic_typing = True      # accept 1000 as well as 1000.0
+        if isinstance(spec.default, (float, list)):
+            descriptor.dynamic_typing = True      # 1000 as well as 1000.0; [] as strings
         if spec.low is not None:
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=spec.low, to_value=spec.high, step=0.0)]
@@ -89,12 +97,19 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
             raise ParameterError(reason)
         if isinstance(spec.default, float):
             values[name] = float(values[name])
+        if isinstance(spec.default, list):
+            values[name] = list(values[name])
     return values
 
 
 def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]:
     """Return why `value` is not allowed for `name`, or None."""
     spec = (SPECS if specs is None else specs)[name]
+    if isinstance(spec.default, list):
+        if not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, str) and v.strip('/') for v in value):
+            return f"parameter '{name}' = {value!r} must be a list of node names"
+        return None
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
     if isinstance(spec.default, float):
