@@ -133,9 +133,12 @@ class Observer:
         """Create the node and its subscriptions (deep queues: the simulator runs ahead)."""
         import rclpy
         from rclpy.parameter import Parameter
+        from rclpy.experimental import EventsExecutor
         self.rclpy = rclpy
         self.node = rclpy.create_node('scenario_runner', parameter_overrides=[
             Parameter('use_sim_time', value=True)])
+        self.executor = EventsExecutor()
+        self.executor.add_node(self.node)
         self.outputs = _outputs(spec)
         self.answers: Dict[str, set] = {t: set() for t in self.outputs}
         self.odom: Dict[int, Odometry] = {}
@@ -164,7 +167,7 @@ class Observer:
                 if process.poll() is not None:
                     raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
                                        f'{process.returncode}')
-            self.rclpy.spin_once(self.node, timeout_sec=0.01)
+            self.executor.spin_once(timeout_sec=0.01)
         return True
 
     def check_answers(self, stamps: List[int]) -> None:
@@ -249,8 +252,9 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
         stop_all(processes)
         if observer is not None:
             if observer.recorder is not None:
-                observer.recorder.drain(lambda: rclpy.spin_once(observer.node, timeout_sec=0.05))
+                observer.recorder.drain(lambda: observer.executor.spin_once(timeout_sec=0.05))
                 observer.recorder.close()
+            observer.executor.shutdown()
             observer.node.destroy_node()
         rclpy.try_shutdown()
     return {'samples': samples, 'path': path, 'wall_s': wall}

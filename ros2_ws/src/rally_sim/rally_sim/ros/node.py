@@ -26,6 +26,7 @@ import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rally_sim_msgs.srv import Step
 from rclpy.clock import Clock, ClockType
+from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -51,6 +52,8 @@ REPUBLISH_S = 1.0
 """In synchronous mode, the state waited on is published again after this many wall
 seconds without all answers (a controller that started late may have missed it)."""
 COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd')
+SUBSCRIBERS_S = 0.1
+"""Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
 
 
 class SimulatorNode(Node):
@@ -78,6 +81,7 @@ class SimulatorNode(Node):
                                          s['base_frame'])
         self.messages = conversions.OutputMessages(self.vehicle, self.frames)
         self.gate = self._sync_gate()
+        self.needs_message_info = self.gate is not None   # see spinning.make_executor
         self.speed = SpeedController(
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
@@ -86,6 +90,7 @@ class SimulatorNode(Node):
         self._published_at = -1
         self._republished = 0
         self._odom_subscribers = 0
+        self._subscribers_at = -math.inf
         self._last_warn = {}
         self._reset_commands()
         self._place_initial()
@@ -114,15 +119,20 @@ class SimulatorNode(Node):
     # ---- set-up ------------------------------------------------------------
 
     def _make_interfaces(self) -> None:
-        self.pub_odom = self.create_publisher(Odometry, 'odom', 10)
-        self.pub_tf = self.create_publisher(TFMessage, '/tf', 100)
+        # No QoS event handlers on the publishers (subscribers report incompatible QoS
+        # themselves): each handler is one more entity in every executor wait.
+        quiet = PublisherEventCallbacks(use_default_callbacks=False)
+        self.pub_odom = self.create_publisher(Odometry, 'odom', 10, event_callbacks=quiet)
+        self.pub_tf = self.create_publisher(TFMessage, '/tf', 100, event_callbacks=quiet)
         static_qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos)
-        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', 10)
-        self.pub_joints = self.create_publisher(JointState, 'joint_states', 10)
-        self.pub_imu = self.create_publisher(Imu, 'imu', 10)
-        self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10)
-        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10)
+        self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos,
+                                                    event_callbacks=quiet)
+        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', 10, event_callbacks=quiet)
+        self.pub_joints = self.create_publisher(JointState, 'joint_states', 10,
+                                              event_callbacks=quiet)
+        self.pub_imu = self.create_publisher(Imu, 'imu', 10, event_callbacks=quiet)
+        self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10, event_callbacks=quiet)
+        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10, event_callbacks=quiet)
                           if self.settings['publish_clock'] else None)
         if self.gate:       # answers are told apart by their publisher (message info)
             self.create_subscription(AckermannDriveStamped, 'ackermann_cmd',
@@ -163,7 +173,7 @@ class SimulatorNode(Node):
         self.vehicle.reset(x=s['initial_x'], y=s['initial_y'], yaw=s['initial_yaw'],
                            vx=s['initial_speed'])
         self.speed.reset()
-        self._push_command()
+        self._push_command(integrate=False)
 
     def _reset_commands(self) -> None:
         self.steer_rad = 0.0
@@ -191,6 +201,8 @@ class SimulatorNode(Node):
                 self._wall_start = time.monotonic()
                 self._steps_at_start = self.sim_steps
             self.settings[name] = value
+            if name in ('command_mode', 'timeout_brake_torque_n_m'):
+                self._push_command(integrate=False)
 
     # ---- inputs ------------------------------------------------------------
 
@@ -227,7 +239,7 @@ class SimulatorNode(Node):
         yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
         self.vehicle.reset(x=p.position.x, y=p.position.y, yaw=yaw)
         self.speed.reset()
-        self._push_command()
+        self._push_command(integrate=False)
         self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
                                f'yaw={yaw:.3f}, at rest')
         self._publish_outputs(markers=True)
@@ -310,16 +322,23 @@ class SimulatorNode(Node):
 
     # ---- stepping ----------------------------------------------------------
 
-    def advance(self, steps: int) -> None:
-        """Take `steps` physics steps, re-applying commands every control period."""
-        while steps > 0:
-            timeout = self.settings['command_timeout_s']
-            if (timeout > 0.0 and not self.timed_out
-                    and (self.sim_steps - self.last_command_steps) * self.dt >= timeout):
-                self.timed_out = True
-                self.get_logger().warning(
-                    f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
+    def _start_control_period(self) -> None:
+        """Run the watchdog, and in speed mode the speed controller, for the next period."""
+        timeout = self.settings['command_timeout_s']
+        if (timeout > 0.0 and not self.timed_out
+                and (self.sim_steps - self.last_command_steps) * self.dt >= timeout):
+            self.timed_out = True
+            self.get_logger().warning(
+                f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
             self._push_command()
+        elif self.settings['command_mode'] == 'speed' and not self.timed_out:
+            self._push_command()
+
+    def advance(self, steps: int) -> None:
+        """Take `steps` physics steps, starting a control period at each multiple of it."""
+        while steps > 0:
+            if self.sim_steps % self.control_steps == 0:
+                self._start_control_period()
             chunk = min(steps, self.control_steps - self.sim_steps % self.control_steps)
             try:
                 self.vehicle.advance(chunk, self.dt)
@@ -391,14 +410,25 @@ class SimulatorNode(Node):
     def _stamp_s(self) -> float:
         return self.sim_steps * self.step_ns / 1e9
 
+    def _subscribed(self) -> list:
+        """Return which outputs have subscribers, asking the graph at most every SUBSCRIBERS_S."""
+        now = time.monotonic()
+        if now - self._subscribers_at >= SUBSCRIBERS_S:
+            self._subscribers_at = now
+            self._subscribers = [p.get_subscription_count() > 0 for p, _, _ in self.outputs]
+            self._clock_subscribed = (self.pub_clock is not None
+                                      and self.pub_clock.get_subscription_count() > 0)
+        return self._subscribers
+
     def _publish_outputs(self, markers: bool) -> None:
         """Publish the state on every output somebody subscribes to (messages reused)."""
         self._published_at = self.sim_steps
         now = self._stamp()
-        if self.pub_clock is not None and self.pub_clock.get_subscription_count():
+        subscribed = self._subscribed()
+        if self._clock_subscribed:
             self.pub_clock.publish(ClockMsg(clock=now))
-        for publisher, make, marker in self.outputs:
-            if (markers or not marker) and publisher.get_subscription_count():
+        for (publisher, make, marker), wanted in zip(self.outputs, subscribed):
+            if wanted and (markers or not marker):
                 publisher.publish(make(now))
         if self.gate is not None:
             self.gate.expect(self.sim_steps * self.step_ns, time.monotonic())
@@ -437,9 +467,11 @@ class SimulatorNode(Node):
         if waited >= REPUBLISH_S * (1 + self._republished) or \
                 odom_subscribers > self._odom_subscribers:
             self._refresh_graph()
-            self._republished += 1
+            republished = self._republished + 1
+            self._subscribers_at = -math.inf
+            self._publish_outputs(markers=False)
+            self._republished = republished
             self._odom_subscribers = odom_subscribers
-            self.pub_odom.publish(self.messages.odometry(self._stamp()))
         if waited >= self.settings['sync_timeout_s']:
             self._sync_timeout()
 

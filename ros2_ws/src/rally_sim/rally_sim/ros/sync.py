@@ -66,7 +66,9 @@ class SyncGate:
         return gid in self.owner
 
     def expect(self, stamp_ns: int, now_s: float) -> None:
-        """Start waiting for answers to the state just published at stamp_ns."""
+        """Start waiting for answers to the state just published at stamp_ns (again: no-op)."""
+        if stamp_ns == self.stamp_ns:
+            return
         if stamp_ns not in self.published:
             self.published.add(stamp_ns)
             self._recent.append(stamp_ns)
