@@ -11,8 +11,9 @@ controller) and the controller with use_sim_time: every control period the
 simulator publishes its state and advances only when the controller has
 answered it with commands stamped with the state's time. Nothing sits between
 the two; the runner only watches (states and answers, and the bag when
-recording). So the same scenario gives the same result every time. It writes report.json and report.png, prints a
-summary, and exits 1 if a threshold fails (2: a bad scenario file).
+recording). So the same scenario gives the same result every time. It writes
+report.json and report.png, prints a summary, and exits 1 if a threshold
+fails (2: a bad scenario file).
 """
 
 import argparse

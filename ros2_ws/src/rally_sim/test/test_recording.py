@@ -43,31 +43,55 @@ def bag(tmp_path_factory):
     return bag_dir
 
 
+def stamp_s(msg) -> float:
+    stamp = msg.clock if hasattr(msg, 'clock') else (
+        msg.transforms[0].header.stamp if hasattr(msg, 'transforms') else (
+            msg.markers[0].header.stamp if hasattr(msg, 'markers') else msg.header.stamp))
+    return stamp.sec + stamp.nanosec / 1e9
+
+
 def test_bag_layout_and_counts_read_by_rosbags(bag):
     with Reader(bag) as reader:
         topics = {c.topic: c for c in reader.connections}
         assert {t: c.msgtype for t, c in topics.items()} == EXPECTED
         assert reader.message_count == sum(c.msgcount for c in topics.values())
         assert topics['/tf_static'].msgcount == 1
-        # The simulator runs before the recorder has discovered it, so the
-        # bag starts a little after simulated time 0: compare rates, not totals.
-        odom = topics['/odom'].msgcount
-        assert odom > 100
-        for topic in ('/wheel_slip', '/clock', '/imu', '/tf', '/joint_states'):
-            assert topics[topic].msgcount == pytest.approx(odom, abs=3), topic  # 100 Hz
-        assert topics['/markers'].msgcount == pytest.approx(odom / 5, abs=4)      # 20 Hz
-        assert topics['/wheel_torque_cmd'].msgcount == pytest.approx(odom / 2, abs=10)  # 50 Hz
-        assert reader.duration == pytest.approx(odom * 1e7, rel=0.05)         # simulated
+        assert topics['/odom'].msgcount > 100
+        assert topics['/wheel_torque_cmd'].msgcount > 10
 
 
-def test_every_message_decodes_with_its_embedded_definition(bag):
-    with Reader(bag) as reader:
-        counts = {c.topic: c.msgcount for c in reader.connections}
+def test_bag_holds_every_state_up_to_the_end_of_the_run(bag):
+    # The simulator runs before the recorder has discovered it, so the bag may
+    # start after simulated time 0; from its first message on, nothing is lost:
+    # every output is there at its rate, without a gap, up to the run's end.
+    decoded = decode(bag)
+    ends = {}
+    for topic, period in (('/odom', 0.01), ('/wheel_slip', 0.01), ('/clock', 0.01),
+                          ('/imu', 0.01), ('/tf', 0.01), ('/joint_states', 0.01),
+                          ('/markers', 0.05)):
+        stamps = sorted({round(stamp_s(m), 6) for m in decoded[topic]})
+        steps = [round((b - a) / period, 6) for a, b in zip(stamps, stamps[1:])]
+        assert set(steps) == {1.0}, topic
+        ends[topic] = stamps[-1]
+    assert ends['/odom'] >= 2.0                   # the run lasts 2 s of simulated time
+    for topic in ('/wheel_slip', '/clock', '/imu', '/tf', '/joint_states'):
+        assert ends[topic] == ends['/odom'], topic
+    assert ends['/markers'] >= ends['/odom'] - 0.05
+
+
+def decode(bag):
     decoded = {}
     with open(next(bag.glob('*.mcap')), 'rb') as stream:
         reader = make_reader(stream, decoder_factories=[DecoderFactory()])
         for _, channel, _, ros_msg in reader.iter_decoded_messages():
             decoded.setdefault(channel.topic, []).append(ros_msg)
+    return decoded
+
+
+def test_every_message_decodes_with_its_embedded_definition(bag):
+    with Reader(bag) as reader:
+        counts = {c.topic: c.msgcount for c in reader.connections}
+    decoded = decode(bag)
     assert {t: len(m) for t, m in decoded.items()} == counts
     slip = decoded['/wheel_slip'][-1]
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']

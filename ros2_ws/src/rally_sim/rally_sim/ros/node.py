@@ -26,6 +26,7 @@ import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rally_sim_msgs.srv import Step
 from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -126,10 +127,10 @@ class SimulatorNode(Node):
         self.pub_tf = self.create_publisher(TFMessage, '/tf', 100, event_callbacks=quiet)
         static_qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos,
-                                                    event_callbacks=quiet)
+                                                   event_callbacks=quiet)
         self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', 10, event_callbacks=quiet)
         self.pub_joints = self.create_publisher(JointState, 'joint_states', 10,
-                                              event_callbacks=quiet)
+                                                event_callbacks=quiet)
         self.pub_imu = self.create_publisher(Imu, 'imu', 10, event_callbacks=quiet)
         self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10, event_callbacks=quiet)
         self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10, event_callbacks=quiet)
@@ -252,7 +253,7 @@ class SimulatorNode(Node):
         self._push_command(integrate=False)
 
     def _on_answer(self, msg, info, apply) -> None:
-        """Synchronous mode: apply a command unless it answers an earlier or no state."""
+        """Apply a command in synchronous mode, unless it answers an earlier or no state."""
         gid = bytes(info['publisher_gid']['data'])
         if not self.gate.knows(gid):
             self._refresh_graph()
@@ -406,6 +407,15 @@ class SimulatorNode(Node):
 
     def _stamp(self):
         return conversions.stamp(self.sim_steps * self.step_ns)
+
+    def flush(self, timeout_s: float = 2.0) -> None:
+        """Wait until every subscriber has what was published (called before shutdown)."""
+        deadline = time.monotonic() + timeout_s
+        for publisher, _, _ in self.outputs + [(self.pub_clock, None, None)]:
+            if publisher is not None:
+                left = max(0.0, deadline - time.monotonic())
+                publisher.wait_for_all_acked(Duration(seconds=left))
+        self.get_logger().info(f'stopped at simulated time {self._stamp_s():.3f} s')
 
     def _stamp_s(self) -> float:
         return self.sim_steps * self.step_ns / 1e9
