@@ -1,5 +1,6 @@
 """The scenario runner: built-in scenario passes, runs are identical, a bad controller fails."""
 
+import glob
 import json
 import os
 import subprocess
@@ -73,6 +74,24 @@ def test_bad_controller_fails_its_scenario(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert not report['passed'] and not report['thresholds']['cross_track_max_m']['passed']
     assert 'FAILED' in result.stdout
+
+
+@pytest.mark.parametrize('mode, reason', [
+    ('wrong_stamp', 'the controller answered on ackermann_cmd with stamp 3.000 s, which is '
+                    'no state time'),
+    ('die', 'exited with 3')])
+def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reason):
+    scenario = short_scenario(tmp_path, mode, controller={'command': [
+        'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), mode, '2.0']})
+    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    result, report = run_scenario(scenario, tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert reason in result.stderr
+    assert report is None
+    leftovers = subprocess.run(['pgrep', '-f', 'misbehaving_controller|rally_sim.ros.node'],
+                               capture_output=True, text=True).stdout.split()
+    assert not leftovers                                        # no orphan process
+    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments  # no shared memory left
 
 
 def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):

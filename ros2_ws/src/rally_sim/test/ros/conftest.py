@@ -11,16 +11,17 @@ class Client:
 
     count = 0
 
-    def __init__(self, process):
-        """Create the node and the simulator's service clients."""
+    def __init__(self, process, name=None):
+        """Create the node (named `name`, else numbered) and the simulator's service clients."""
         self.process = process
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         Client.count += 1
-        self.node = rclpy.create_node(f'sim_test_client_{Client.count}', context=self.context)
+        self.node = rclpy.create_node(name or f'sim_test_client_{Client.count}',
+                                      context=self.context)
         self.step_client = self.node.create_client(Step, 'step')
 
-    def spin_until(self, done, timeout_s=15.0):
+    def spin_until(self, done, timeout_s=30.0):
         """Spin until done() or the timeout; fail early if the simulator exits."""
         return ros_process.spin_until(self.node, done, timeout_s, processes=[self.process])
 
@@ -52,13 +53,13 @@ def simulator():
     """Start the simulator with parameters; yield a Client; stop both afterwards."""
     started = []
 
-    def start(**params):
+    def start(client_name=None, **params):
         args = ['--ros-args']
         for name, value in params.items():
             text = str(value).lower() if isinstance(value, bool) else str(value)
             args += ['-p', f'{name}:={text}']
         process = ros_process.start_module('rally_sim.ros.node', *args)
-        client = Client(process)
+        client = Client(process, client_name)
         started.append((process, client))
         return client
 

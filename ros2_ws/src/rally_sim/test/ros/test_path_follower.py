@@ -15,16 +15,19 @@ def test_path_follower_keeps_the_car_on_the_stage(simulator):
     path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
     start = path.points[0]
     heading = path.locate(*start).heading_rad
-    client = simulator(surface='rally_stage', command_mode='speed', real_time_factor=4.0,
+    # Synchronous mode: the simulator waits for each answer, so the result does
+    # not depend on how fast this machine runs the two processes.
+    client = simulator(surface='rally_stage', command_mode='speed', pacing='fast',
+                       sync_controllers='[path_follower]', sync_timeout_s=60.0,
                        initial_x=float(start[0]), initial_y=float(start[1]),
                        initial_yaw=heading)
-    follower = ros_process.start_module('rally_sim.ros.path_follower')
     samples = []
-    client.node.create_subscription(Odometry, 'odom', samples.append, 100)
+    client.node.create_subscription(Odometry, 'odom', samples.append, 10000)
+    follower = ros_process.start_module('rally_sim.ros.path_follower')
     try:
         def driven_s():
             return samples[-1].header.stamp.sec if samples else 0
-        assert client.spin_until(lambda: driven_s() >= 25, timeout_s=60.0)
+        assert client.spin_until(lambda: driven_s() >= 25, timeout_s=300.0)
     finally:
         output = ros_process.stop(follower)
     assert 'following' in output
