@@ -91,6 +91,7 @@ class SimulatorNode(Node):
         self._published_at = -1
         self._republished = 0
         self._odom_subscribers = 0
+        self._unidentified = {}
         self._subscribers_at = -math.inf
         self._last_warn = {}
         self._reset_commands()
@@ -257,6 +258,13 @@ class SimulatorNode(Node):
         gid = bytes(info['publisher_gid']['data'])
         if not self.gate.knows(gid):
             self._refresh_graph()
+        if not self.gate.knows(gid):
+            # Discovery has matched the publisher but not yet told whose it is:
+            # apply it now (as any command) and count it once the graph knows.
+            self._unidentified[gid] = (msg, apply)
+        self._take_answer(gid, msg, apply)
+
+    def _take_answer(self, gid: bytes, msg, apply) -> None:
         stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         verdict, name = self.gate.answer(gid, stamp_ns)
         if verdict == WRONG:
@@ -271,13 +279,21 @@ class SimulatorNode(Node):
         if verdict == APPLY and not self.gate.missing():
             self._sync_advance()
 
+    def _identify_pending(self) -> None:
+        """Count the answers that came before the graph named their publisher."""
+        self._refresh_graph()
+        for gid in [g for g in self._unidentified if self.gate.knows(g)]:
+            msg, apply = self._unidentified.pop(gid)
+            self._take_answer(gid, msg, apply)
+
     def _refresh_graph(self) -> None:
         """Learn which node owns each publisher on the command topics."""
         publishers = []
         for topic in COMMAND_TOPICS:
             for info in self.get_publishers_info_by_topic(self.resolve_topic_name(topic)):
-                name = full_name(info.node_name, info.node_namespace)
-                publishers.append((name, bytes(info.endpoint_gid)))
+                if info.node_name and not info.node_name.startswith('_'):  # names known
+                    name = full_name(info.node_name, info.node_namespace)
+                    publishers.append((name, bytes(info.endpoint_gid)))
         self.gate.update_graph(publishers)
 
     def _drop(self, topic: str, values) -> None:
@@ -468,6 +484,8 @@ class SimulatorNode(Node):
 
     def _tick_sync(self) -> None:
         """Timer in synchronous mode: pacing, timeouts, and the state published again."""
+        if self._unidentified:
+            self._identify_pending()
         missing = self.gate.missing()
         if not missing:
             self._sync_advance()

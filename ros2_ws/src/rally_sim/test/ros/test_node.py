@@ -311,35 +311,43 @@ def synchronous(simulator, **params):
 
 def test_synchronous_mode_advances_only_on_answers(simulator):
     client = synchronous(simulator, sync_timeout_s=600.0)
-    odom = Latest(client, Odometry, 'odom')
     pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
-    assert client.spin_until(lambda: odom.messages and pub.get_subscription_count(),
-                             timeout_s=60.0)
-    assert stamp_ns(odom.last) == 0
-    for k in range(1, 51):
-        answer(client, pub, odom.last)
-        assert client.spin_until(lambda: stamp_ns(odom.last) == k * 10_000_000, timeout_s=30.0)
+    states = []
+
+    def on_odom(state):     # a controller that answers every state before 0.5 s
+        states.append(state)
+        if stamp_ns(state) < 500_000_000:
+            answer(client, pub, state)
+    client.node.create_subscription(Odometry, 'odom', on_odom, 10000)
+    assert client.spin_until(lambda: states and stamp_ns(states[-1]) == 500_000_000,
+                             timeout_s=120.0), ros_process.stop(client.process)
+    # Every state in between came once its predecessor was answered, in order.
+    stamps = sorted({stamp_ns(s) for s in states})
+    assert stamps == [10_000_000 * k for k in range(51)]
     # Unanswered, the state stays where it is (the simulator repeats it, at most).
     client.spin_until(lambda: False, timeout_s=1.5)
-    assert max(stamp_ns(m) for m in odom.messages) == 500_000_000
-    assert odom.last.twist.twist.linear.x > 0.5               # speed mode took the answers
+    assert max(stamp_ns(m) for m in states) == 500_000_000
+    assert states[-1].twist.twist.linear.x > 0.5              # speed mode took the answers
 
 
 def test_synchronous_mode_reports_a_wrong_stamp_and_a_silent_controller(simulator):
     client = synchronous(simulator, sync_timeout_s=2.0)
-    odom = Latest(client, Odometry, 'odom')
     pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
-    assert client.spin_until(lambda: odom.messages and pub.get_subscription_count(),
-                             timeout_s=60.0)
-    answer(client, pub, odom.last)                  # t = 0 answered: on to 10 ms
-    assert client.spin_until(lambda: stamp_ns(odom.last) == 10_000_000, timeout_s=30.0)
-    wrong = Time(sec=odom.last.header.stamp.sec + 7, nanosec=odom.last.header.stamp.nanosec)
-    answer(client, pub, odom.last, stamp=wrong)     # ignored: the state stays
-    # Silent past sync_timeout_s: reported, then the simulator goes on without us,
-    # its state intact.
-    assert client.spin_until(lambda: stamp_ns(odom.last) > 100_000_000, timeout_s=60.0)
-    assert all(math.isfinite(m.pose.pose.position.x) for m in odom.messages)
+    states = []
+
+    def on_odom(state):     # answers t = 0 right, then 10 ms with a stamp 7 s off
+        states.append(state)
+        if stamp_ns(state) == 0:
+            answer(client, pub, state)
+        elif stamp_ns(state) == 10_000_000:
+            answer(client, pub, state, stamp=Time(sec=7, nanosec=10_000_000))
+    client.node.create_subscription(Odometry, 'odom', on_odom, 10000)
+    # The wrong answer is ignored; silent past sync_timeout_s, the controller is
+    # reported and the simulator goes on without it, its state intact.
+    assert client.spin_until(lambda: states and stamp_ns(states[-1]) > 100_000_000,
+                             timeout_s=120.0), ros_process.stop(client.process)
+    assert all(math.isfinite(m.pose.pose.position.x) for m in states)
     output = ros_process.stop(client.process)
     name = client.node.get_fully_qualified_name()
-    assert f'{name} answered with stamp 7.010 s, not the state time 0.010 s' in output
+    assert f'{name} answered with stamp 7.010 s, not the state time 0.010 s' in output, output
     assert f'no answer to the state at 0.010 s within 2 s from {name}' in output
