@@ -141,6 +141,8 @@ def main(argv=None) -> int:
     node = rclpy.create_node('rally_sim_bench')
     try:
         realtime(node, args.seconds)
+        node.destroy_node()
+        node = rclpy.create_node('rally_sim_bench_lockstep')   # no subscriptions: none built
         lockstep(node)
     finally:
         node.destroy_node()
