@@ -15,8 +15,10 @@ at t is published, and the simulator advances only when each listed
 controller has answered it with commands stamped t (see sync.py).
 """
 
+import functools
 import math
 import sys
+import threading
 import time
 
 from ackermann_msgs.msg import AckermannDriveStamped
@@ -29,6 +31,7 @@ from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import Imu, JointState
@@ -51,7 +54,10 @@ CONTROL_PERIOD_S = 0.01
 WARN_PERIOD_S = 2.0
 REPUBLISH_S = 1.0
 """In synchronous mode, the state waited on is published again after this many wall
-seconds without all answers (a controller that started late may have missed it)."""
+seconds without all answers (a controller that started late may have missed it)..."""
+REPUBLISH_START_S = 0.1
+"""...and this often while a listed controller has never answered: its first answer can be
+lost while discovery is still matching its publisher with the simulator."""
 COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd')
 SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
@@ -82,7 +88,8 @@ class SimulatorNode(Node):
                                          s['base_frame'])
         self.messages = conversions.OutputMessages(self.vehicle, self.frames)
         self.gate = self._sync_gate()
-        self.needs_message_info = self.gate is not None   # see spinning.make_executor
+        self._lock = threading.Lock()
+        self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
         self.speed = SpeedController(
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
@@ -97,15 +104,15 @@ class SimulatorNode(Node):
         self._reset_commands()
         self._place_initial()
         self._make_interfaces()
-        self.add_on_set_parameters_callback(
-            lambda params: refuse_or_accept(params, self._apply_parameter))
+        self.add_on_set_parameters_callback(self.serialized(
+            lambda params: refuse_or_accept(params, self._apply_parameter)))
         self._wall_start = time.monotonic()
         self._steps_at_start = 0
         if s['pacing'] != 'lockstep':
             period = (1.0 / s['publish_rate_hz']) / (
                 s['real_time_factor'] if s['pacing'] == 'realtime' else 1.0)
             self.create_timer(min(period, 0.01) if s['pacing'] == 'fast' else period,
-                              self._tick_sync if self.gate else self._tick,
+                              self.serialized(self._tick_sync if self.gate else self._tick),
                               clock=Clock(clock_type=ClockType.STEADY_TIME))
         self._publish_outputs(markers=True)
         sync = (f", synchronous with {', '.join(self.gate.controllers)}" if self.gate else '')
@@ -119,6 +126,14 @@ class SimulatorNode(Node):
                 'plain Python, the slow path (about 100x slower)')
 
     # ---- set-up ------------------------------------------------------------
+
+    def serialized(self, callback):
+        """Return `callback` run under the node's lock: the answers come from another thread."""
+        @functools.wraps(callback)
+        def locked(*args):
+            with self._lock:
+                return callback(*args)
+        return locked
 
     def _make_interfaces(self) -> None:
         # No QoS event handlers on the publishers (subscribers report incompatible QoS
@@ -136,20 +151,17 @@ class SimulatorNode(Node):
         self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10, event_callbacks=quiet)
         self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10, event_callbacks=quiet)
                           if self.settings['publish_clock'] else None)
-        if self.gate:       # answers are told apart by their publisher (message info)
-            self.create_subscription(AckermannDriveStamped, 'ackermann_cmd',
-                                     lambda m, info: self._on_answer(m, info, self._on_ackermann),
-                                     100)
-            self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd',
-                                     lambda m, info: self._on_answer(m, info, self._on_torque),
-                                     100)
+        if self.gate:
+            self._make_answer_node()
         else:
             self.create_subscription(AckermannDriveStamped, 'ackermann_cmd',
-                                     self._on_ackermann, 10)
-            self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd', self._on_torque, 10)
-        self.create_subscription(PoseWithCovarianceStamped, '/initialpose', self._on_pose, 10)
-        self.create_service(Trigger, 'reset', self._on_reset)
-        self.create_service(Step, 'step', self._on_step)
+                                     self.serialized(self._on_ackermann), 10)
+            self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd',
+                                     self.serialized(self._on_torque), 10)
+        self.create_subscription(PoseWithCovarianceStamped, '/initialpose',
+                                 self.serialized(self._on_pose), 10)
+        self.create_service(Trigger, 'reset', self.serialized(self._on_reset))
+        self.create_service(Step, 'step', self.serialized(self._on_step))
         self.pub_tf_static.publish(conversions.static_transforms(
             self.vehicle, self._stamp(), self.frames.base, self.frames.imu))
         self.outputs = [  # (publisher, message maker, only with markers)
@@ -159,6 +171,28 @@ class SimulatorNode(Node):
             (self.pub_joints, self.messages.joint_states, False),
             (self.pub_imu, self.messages.imu, False),
             (self.pub_markers, self.messages.markers, True)]
+
+    def _make_answer_node(self) -> None:
+        """
+        Subscribe to the answers of synchronous mode on a node of their own.
+
+        Answers are told apart by their publisher, which only rclpy's
+        single-threaded executor gives (message info); it is slow in a node
+        with many entities, so the two subscriptions get a node with nothing
+        else (no parameters, services or rosout), spun in its own thread, and
+        the simulator node keeps the events executor. The topics are resolved
+        by this node, so its namespace and remappings apply.
+        """
+        node = Node(f'{self.get_name()}_answers', namespace=self.get_namespace(),
+                    context=self.context, use_global_arguments=False, enable_rosout=False,
+                    start_parameter_services=False, parameter_overrides=[
+                        Parameter('start_type_description_service', value=False)])
+        for topic, kind, apply in (('ackermann_cmd', AckermannDriveStamped, self._on_ackermann),
+                                   ('wheel_torque_cmd', WheelTorqueCommand, self._on_torque)):
+            node.create_subscription(
+                kind, self.resolve_topic_name(topic),
+                self.serialized(lambda m, info, apply=apply: self._on_answer(m, info, apply)), 100)
+        self.side_nodes.append(node)
 
     def _sync_gate(self):
         """Return the SyncGate of synchronous mode, or None when it is off."""
@@ -492,7 +526,8 @@ class SimulatorNode(Node):
             return
         waited = time.monotonic() - self.gate.since_s
         odom_subscribers = self.pub_odom.get_subscription_count()
-        if waited >= REPUBLISH_S * (1 + self._republished) or \
+        every = REPUBLISH_START_S if self.gate.starting() else REPUBLISH_S
+        if waited >= every * (1 + self._republished) or \
                 odom_subscribers > self._odom_subscribers:
             self._refresh_graph()
             republished = self._republished + 1

@@ -2,7 +2,8 @@
 
 import signal
 import sys
-from typing import Callable
+import threading
+from typing import Callable, List
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -16,20 +17,41 @@ SPIN_TIMEOUT_S = 0.1
 """How long one spin waits for work; bounds how late Ctrl-C is noticed."""
 
 
-def make_executor(node: Node):
+class SideSpinner:
     """
-    Return the executor for `node`, with the node added.
+    Spin small helper nodes in a thread of their own, each on a single-threaded executor.
 
-    rclpy's events executor, unless the node needs message info
-    (node.needs_message_info), which only the single-threaded one gives. The
-    events executor dispatches from C++ and costs far less per callback.
+    For subscriptions that need their message info (the publisher's GID),
+    which rclpy's events executor does not give: kept on a node with nothing
+    else, the single-threaded executor's per-wait cost stays small while the
+    main node keeps the events executor. Callbacks run in this thread: the
+    node serializes them with its own (see SimulatorNode.serialized).
     """
-    if getattr(node, 'needs_message_info', False):
-        executor = SingleThreadedExecutor()
-    else:
-        executor = EventsExecutor()
-    executor.add_node(node)
-    return executor
+
+    def __init__(self, nodes: List[Node]):
+        """Start one thread spinning `nodes` until stop()."""
+        self._executor = SingleThreadedExecutor()
+        for node in nodes:
+            self._executor.add_node(node)
+        self._stop = threading.Event()
+        self.error = None
+        self._thread = threading.Thread(target=self._spin, name='side-spinner', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while not self._stop.is_set() and rclpy.ok():
+                self._executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
+        except ExternalShutdownException:
+            pass
+        except Exception as error:   # noqa: B902 -- raised again in the main thread
+            self.error = error
+
+    def stop(self) -> None:
+        """Stop the thread and wait for it (at most one spin)."""
+        self._stop.set()
+        self._thread.join()
+        self._executor.shutdown()
 
 
 class _StopRequest:
@@ -52,18 +74,30 @@ def spin_until_shutdown(node: Node, stop: _StopRequest = None) -> None:
     node is destroyed, what it published is delivered (its `flush()`, if it
     has one), so subscribers lose nothing at the end of a run.
     """
-    executor = make_executor(node)
+    executor = EventsExecutor()
+    executor.add_node(node)
+    side_nodes = getattr(node, 'side_nodes', [])
+    side = SideSpinner(side_nodes) if side_nodes else None
     try:
         # spin_once in a loop, not spin(): the events executor's spin() does not
         # return on Ctrl-C.
         while rclpy.ok() and not (stop and stop.requested):
             executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
+            if side is not None and side.error is not None:
+                raise side.error
+        if side is not None:
+            side.stop()
+            side = None
         if rclpy.ok() and hasattr(node, 'flush'):
             node.flush()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        if side is not None:
+            side.stop()
         executor.shutdown()
+        for side_node in side_nodes:
+            side_node.destroy_node()
         node.destroy_node()
         rclpy.try_shutdown()
 

@@ -106,6 +106,10 @@ class SyncGate:
         return [c.name for c in self.controllers.values()
                 if not c.lagging and not self.answered(c)]
 
+    def starting(self) -> bool:
+        """Return whether a listed controller has never answered yet."""
+        return any(c.answers == 0 for c in self.controllers.values())
+
     def give_up(self) -> List[str]:
         """Stop waiting for the missing controllers until they answer; return their names."""
         names = self.missing()
