@@ -20,6 +20,7 @@ import argparse
 import json
 import math
 import os
+import struct
 import sys
 import time
 from typing import Any, Dict, List
@@ -57,6 +58,8 @@ START_TIMEOUT_S = 60.0
 QUEUE_DEPTH = 100000
 """The simulator runs ahead of the runner; no state may be dropped from the queue."""
 PHYSICS_RATE_HZ = 1000.0
+LAP_CHECK_EVERY = 10
+"""While running, laps are counted on every this-many states (the exact end is found after)."""
 
 
 class ScenarioError(ValueError):
@@ -128,7 +131,12 @@ def _outputs(spec: Dict[str, Any]) -> List[str]:
 
 
 class Observer:
-    """The runner's node: watches the states, records; never steps anything."""
+    """
+    The runner's node: watches the states, records; never steps anything.
+
+    States are kept serialized, keyed by their stamp, and decoded when read:
+    the runner shares the machine with the simulator and the controller.
+    """
 
     def __init__(self, spec: Dict[str, Any], record: str = None):
         """Create the node and its subscriptions (deep queues: the simulator runs ahead)."""
@@ -142,12 +150,12 @@ class Observer:
         self.executor = EventsExecutor()
         self.executor.add_node(self.node)
         self.outputs = _outputs(spec)
-        self.odom: Dict[int, Odometry] = {}
-        self.slip: Dict[int, WheelSlip] = {}
-        self.node.create_subscription(Odometry, 'odom', lambda m: self.odom.__setitem__(
-            _stamp(m), m), QUEUE_DEPTH)
-        self.node.create_subscription(WheelSlip, 'wheel_slip', lambda m: self.slip.__setitem__(
-            _stamp(m), m), QUEUE_DEPTH)
+        self.odom: Dict[int, bytes] = {}
+        self.slip: Dict[int, bytes] = {}
+        for kind, topic, store in ((Odometry, 'odom', self.odom),
+                                   (WheelSlip, 'wheel_slip', self.slip)):
+            self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
+                _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
         self.recorder = None
         if record:
             from .recording import BagRecorder
@@ -171,9 +179,55 @@ class Observer:
         """Return whether the state at `stamp` arrived (odometry and wheel slip)."""
         return stamp in self.odom and stamp in self.slip
 
+    def state(self, stamp: int):
+        """Return the state at `stamp` decoded: (Odometry, WheelSlip)."""
+        from rclpy.serialization import deserialize_message
+        return (deserialize_message(self.odom[stamp], Odometry),
+                deserialize_message(self.slip[stamp], WheelSlip))
+
 
 def _stamp(msg) -> int:
     return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
+def _cdr_stamp(data: bytes) -> int:
+    """Return the header stamp [ns] of a serialized stamped message (CDR, after its 4-byte
+    encapsulation header, whose second byte says little (1) or big (0) endian)."""
+    sec, nanosec = struct.unpack_from('<iI' if data[1] == 1 else '>iI', data, 4)
+    return sec * 1_000_000_000 + nanosec
+
+
+class LapCounter:
+    """Distance driven along a closed path, from the positions seen (any spacing under half
+    a lap: progress adds up the same on fewer positions)."""
+
+    def __init__(self, spec: Dict[str, Any], path: ClosedPath, margin_m: float = 0.0):
+        """Count towards the scenario's stop_after_laps laps, plus margin_m."""
+        self.path = path
+        self.goal_m = spec['stop_after_laps'] * path.length_m + margin_m
+        self.wanted = spec['stop_after_laps'] > 0
+        self.progress_m, self.driven_m = None, 0.0
+
+    def add(self, progress_m: float) -> bool:
+        """Take the next located progress [m]; return whether the laps are done."""
+        if self.progress_m is not None:
+            self.driven_m += self.path.progress_step(self.progress_m, progress_m)
+        self.progress_m = progress_m
+        return self.wanted and self.driven_m >= self.goal_m
+
+    def add_odometry(self, odom: Odometry) -> bool:
+        """Take the next odometry; return whether the laps are done."""
+        position = odom.pose.pose.position
+        return self.add(self.path.locate(position.x, position.y).progress_m)
+
+
+def _lap_end(spec: Dict[str, Any], path: ClosedPath, samples) -> int:
+    """Return the number of samples up to the one where the laps are done (all if never)."""
+    laps = LapCounter(spec, path)
+    for index, (odom, _) in enumerate(samples):
+        if laps.add_odometry(odom):
+            return index + 1
+    return len(samples)
 
 
 def _simulator_says(folder: str) -> str:
@@ -222,8 +276,11 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
                                       os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
         stamps = []
-        progress, laps_m = path.locate(*path.points[0]).progress_m, 0.0
-        stamp = 0
+        # Laps are counted on every LAP_CHECK_EVERY-th state while running, so the
+        # run ends at most that many states after the exact end, cut below; the
+        # margin keeps rounding from ending it before.
+        laps = LapCounter(spec, path, margin_m=1e-6)
+        stamp, answered = 0, wall_start
         while True:
             # The next state comes once the controller has answered this one.
             timeout = START_TIMEOUT_S if stamp == 0 else ANSWER_TIMEOUT_S
@@ -233,18 +290,16 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
                                    f'{stamp / 1e9:.3f} s within {timeout:g} s (it must answer '
                                    f'each odometry on {", ".join(observer.outputs)} with the '
                                    "odometry's stamp)" + _simulator_says(folder))
+            if stamp == 0:
+                answered = time.monotonic()
             stamps.append(stamp)
-            odom = observer.odom[stamp].pose.pose.position
-            here = path.locate(odom.x, odom.y).progress_m
-            laps_m += path.progress_step(progress, here)
-            progress = here
-            laps_done = spec['stop_after_laps'] > 0 and \
-                laps_m >= spec['stop_after_laps'] * path.length_m
-            if stamp >= spec['duration_s'] * 1e9 or laps_done:
+            if stamp >= spec['duration_s'] * 1e9 or (
+                    laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
+                    and laps.add_odometry(observer.state(stamp)[0])):
                 break
             stamp += period_ns
         wall = time.monotonic() - wall_start
-        samples = [(observer.odom[s], observer.slip[s]) for s in stamps]
+        loop_wall = time.monotonic() - answered
     finally:
         stop_all(processes)
         if observer is not None:
@@ -254,7 +309,10 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
             observer.executor.shutdown()
             observer.node.destroy_node()
         rclpy.try_shutdown()
-    return {'samples': samples, 'path': path, 'wall_s': wall}
+    samples = [observer.state(s) for s in stamps]     # decoded once the others stopped
+    samples = samples[:_lap_end(spec, path, samples)]
+    return {'samples': samples, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
+
 
 
 def _yaw(q) -> float:
@@ -268,16 +326,12 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
     surface = Surface.load(config_file(f"stages/{spec['stage']}.yaml"))
     off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
     t, cross, heading, speed, slip, xs, ys, off = [], [], [], [], [], [], [], []
-    progress, laps_m, completion = None, 0.0, None
+    laps, completion = LapCounter(spec, path), None
     for odom, wheel_slip in result['samples']:
         position, q = odom.pose.pose.position, odom.pose.pose.orientation
         here = path.locate(position.x, position.y)
-        if progress is not None:
-            laps_m += path.progress_step(progress, here.progress_m)
-        progress = here.progress_m
         t.append(_stamp(odom) / 1e9)
-        if completion is None and spec['stop_after_laps'] > 0 and \
-                laps_m >= spec['stop_after_laps'] * path.length_m:
+        if laps.add(here.progress_m) and completion is None:
             completion = t[-1]
         cross.append(here.cross_track_m)
         heading.append((_yaw(q) - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
@@ -408,6 +462,8 @@ def main(argv=None) -> int:
               'stage': spec['stage'], 'controller': spec['controller'],
               'simulated_s': simulated, 'wall_s': result['wall_s'],
               'real_time_factor': simulated / result['wall_s'],
+              'loop_wall_s': result['loop_wall_s'],
+              'loop_real_time_factor': simulated / result['loop_wall_s'],
               'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
     with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
         json.dump(report, out, indent=2, default=str)
@@ -419,7 +475,8 @@ def main(argv=None) -> int:
             + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
         print(f'  {metric:<24} {value:10.4f}{bound}')
     print(f"{'PASSED' if passed else 'FAILED'}: {simulated:.2f} s simulated in "
-          f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time); "
+          f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time; the loop "
+          f"after the controller's first answer x{report['loop_real_time_factor']:.2f}); "
           f'report in {folder}')
     return 0 if passed else 1
 

@@ -10,32 +10,39 @@ standstill with zero speed asked, the brakes hold the car. ROS-free.
 
 from dataclasses import dataclass
 import math
-
-import numpy as np
+from typing import List, Sequence, Tuple
 
 FRONT_BRAKE_SHARE = 0.6
 DEFAULT_ACCELERATION_M_S2 = 4.0
 HOLD_SPEED_M_S = 0.05
+BRAKE_SHARES = (FRONT_BRAKE_SHARE / 2.0, FRONT_BRAKE_SHARE / 2.0,
+                (1.0 - FRONT_BRAKE_SHARE) / 2.0, (1.0 - FRONT_BRAKE_SHARE) / 2.0)
 
 
 @dataclass
 class SpeedController:
-    """PI speed controller for one car."""
+    """PI speed controller for one car (per-wheel values in plain floats: called every period)."""
 
     mass_kg: float
     wheel_radius_m: float
-    drive_limit_n_m: np.ndarray        # per wheel, fl fr rl rr; 0 for undriven wheels
-    brake_limit_n_m: np.ndarray
+    drive_limit_n_m: Sequence[float]   # per wheel, fl fr rl rr; 0 for undriven wheels
+    brake_limit_n_m: Sequence[float]
     kp_per_s: float = 2.0
     ki_per_s2: float = 0.5
     integral_m: float = 0.0
+
+    def __post_init__(self):
+        """Keep the limits as lists of floats."""
+        self.drive_limit_n_m = [float(v) for v in self.drive_limit_n_m]
+        self.brake_limit_n_m = [float(v) for v in self.brake_limit_n_m]
+        self._driven = sum(1 for v in self.drive_limit_n_m if v > 0.0)
 
     def reset(self) -> None:
         """Forget the integral term."""
         self.integral_m = 0.0
 
     def torques(self, target_m_s: float, acceleration_m_s2: float, speed_m_s: float,
-                dt: float):
+                dt: float) -> Tuple[List[float], List[float]]:
         """
         Return (drive, brake) torques per wheel [N m] for the next dt seconds.
 
@@ -47,21 +54,16 @@ class SpeedController:
         wanted = self.kp_per_s * error + self.ki_per_s2 * self.integral_m
         wanted = min(max(wanted, -limit), limit)
         force = self.mass_kg * wanted
-        drive, brake = np.zeros(4), np.zeros(4)
         stopping = abs(target_m_s) < 1e-3
         if stopping and abs(speed_m_s) < HOLD_SPEED_M_S:
             self.integral_m = 0.0
-            return drive, 0.5 * self.brake_limit_n_m
+            return [0.0] * 4, [0.5 * b for b in self.brake_limit_n_m]
         # The way the car should go: the target's, or (stopping) the way it rolls.
         direction = math.copysign(1.0, speed_m_s if stopping else target_m_s)
         if force * direction > 0.0:
-            driven = self.drive_limit_n_m > 0.0
-            torque = force * self.wheel_radius_m / max(1, int(np.count_nonzero(driven)))
-            drive[driven] = np.clip(torque, -self.drive_limit_n_m[driven],
-                                    self.drive_limit_n_m[driven])
-        else:
-            total = abs(force) * self.wheel_radius_m
-            shares = np.array([FRONT_BRAKE_SHARE, FRONT_BRAKE_SHARE,
-                               1.0 - FRONT_BRAKE_SHARE, 1.0 - FRONT_BRAKE_SHARE]) / 2.0
-            brake = np.minimum(total * shares, self.brake_limit_n_m)
-        return drive, brake
+            torque = force * self.wheel_radius_m / max(1, self._driven)
+            drive = [min(max(torque, -d), d) if d > 0.0 else 0.0 for d in self.drive_limit_n_m]
+            return drive, [0.0] * 4
+        total = abs(force) * self.wheel_radius_m
+        return [0.0] * 4, [min(total * share, b)
+                           for share, b in zip(BRAKE_SHARES, self.brake_limit_n_m)]

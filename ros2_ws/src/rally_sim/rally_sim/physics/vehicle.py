@@ -291,9 +291,28 @@ class _ScalarLimits:
         self.drive = car.drive_limit.tolist()
         self.brake = car.brake_limit.tolist()
         self.handbrake = car.handbrake_torque.tolist()
+        # Bounds of (steer, drive x4, brake x4, handbrake), for the check of the common case.
+        self.low = [-self.max_steer] + [-d for d in self.drive] + [0.0] * 4 + [0.0]
+        self.high = [self.max_steer] + self.drive + self.brake + [1.0]
 
     def apply(self, command: Command) -> Tuple[List[float], List[str]]:
         """Return the kernel's command array values and clamp messages, or raise CommandError."""
+        try:    # common case: all finite and within the limits, nothing to say
+            drive = [float(v) for v in command.drive_torque_n_m]
+            brake = [float(v) for v in command.brake_torque_n_m]
+            steer, handbrake = float(command.steer_rad), float(command.handbrake)
+            rate = abs(float(command.steer_rate_rad_s))
+            bounded = [steer] + drive + brake + [handbrake]
+            if len(bounded) == 10 and math.isfinite(rate) and all(
+                    low <= v <= high for low, v, high in zip(self.low, bounded, self.high)):
+                return [steer, rate] + drive + [
+                    b + handbrake * h for b, h in zip(brake, self.handbrake)], []
+        except (TypeError, ValueError):
+            pass
+        return self._checked(command)
+
+    def _checked(self, command: Command) -> Tuple[List[float], List[str]]:
+        """apply() for a command with something to reject or clamp: say what."""
         drive = _four('drive_torque_n_m', command.drive_torque_n_m)
         brake = _four('brake_torque_n_m', command.brake_torque_n_m)
         steer = _finite('steer_rad', command.steer_rad)

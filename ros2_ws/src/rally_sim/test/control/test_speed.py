@@ -1,0 +1,61 @@
+"""Speed mode's PI controller: torques per wheel from a commanded speed."""
+
+import pytest
+
+from rally_sim.control.speed import SpeedController
+
+RWD = [0.0, 0.0, 400.0, 400.0]
+BRAKES = [1500.0, 1500.0, 800.0, 800.0]
+
+
+def controller() -> SpeedController:
+    return SpeedController(mass_kg=1000.0, wheel_radius_m=0.3, drive_limit_n_m=RWD,
+                           brake_limit_n_m=BRAKES)
+
+
+def test_speeding_up_drives_only_the_driven_wheels_equally():
+    drive, brake = controller().torques(10.0, 1.0, 9.0, 0.01)
+    # kp 2 * error 1 = 2 m/s^2, limited to 1 m/s^2: 1000 N over two wheels of 0.3 m
+    assert drive == pytest.approx([0.0, 0.0, 150.0, 150.0])
+    assert brake == [0.0] * 4
+
+
+def test_drive_torque_is_clipped_to_each_wheel_limit():
+    drive, _ = controller().torques(30.0, 10.0, 0.0, 0.01)
+    assert drive == [0.0, 0.0, 400.0, 400.0]
+
+
+def test_slowing_down_brakes_60_percent_front_40_rear():
+    drive, brake = controller().torques(5.0, 2.0, 8.0, 0.01)
+    total = 1000.0 * 2.0 * 0.3     # acceleration limit 2 m/s^2
+    assert drive == [0.0] * 4
+    assert brake == pytest.approx([0.3 * total, 0.3 * total, 0.2 * total, 0.2 * total])
+    assert sum(brake[:2]) / sum(brake) == pytest.approx(0.6)
+
+
+def test_brakes_are_clipped_to_each_wheel_limit():
+    _, brake = controller().torques(0.0, 50.0, -40.0, 0.01)
+    assert brake == BRAKES
+
+
+def test_at_a_standstill_with_zero_asked_the_brakes_hold_and_the_integral_is_forgotten():
+    speed = controller()
+    speed.torques(5.0, 2.0, 0.0, 1.0)
+    assert speed.integral_m > 0.0
+    drive, brake = speed.torques(0.0, 2.0, 0.01, 0.01)
+    assert drive == [0.0] * 4
+    assert brake == [0.5 * b for b in BRAKES]
+    assert speed.integral_m == 0.0
+
+
+def test_reverse_target_drives_backwards():
+    drive, brake = controller().torques(-3.0, 1.0, 0.0, 0.01)
+    assert drive == pytest.approx([0.0, 0.0, -150.0, -150.0])
+    assert brake == [0.0] * 4
+
+
+def test_integral_is_bounded():
+    speed = controller()
+    for _ in range(100):
+        speed.torques(20.0, 1.0, 0.0, 1.0)
+    assert speed.integral_m == 2.0
