@@ -191,15 +191,23 @@ def _stamp(msg) -> int:
 
 
 def _cdr_stamp(data: bytes) -> int:
-    """Return the header stamp [ns] of a serialized stamped message (CDR, after its 4-byte
-    encapsulation header, whose second byte says little (1) or big (0) endian)."""
+    """
+    Return the header stamp [ns] of a serialized stamped message.
+
+    CDR: the stamp follows the 4-byte encapsulation header, whose second
+    byte says little (1) or big (0) endian.
+    """
     sec, nanosec = struct.unpack_from('<iI' if data[1] == 1 else '>iI', data, 4)
     return sec * 1_000_000_000 + nanosec
 
 
 class LapCounter:
-    """Distance driven along a closed path, from the positions seen (any spacing under half
-    a lap: progress adds up the same on fewer positions)."""
+    """
+    Distance driven along a closed path, from the positions seen.
+
+    Any spacing under half a lap will do: progress adds up the same on fewer
+    positions.
+    """
 
     def __init__(self, spec: Dict[str, Any], path: ClosedPath, margin_m: float = 0.0):
         """Count towards the scenario's stop_after_laps laps, plus margin_m."""
@@ -312,7 +320,6 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
     samples = [observer.state(s) for s in stamps]     # decoded once the others stopped
     samples = samples[:_lap_end(spec, path, samples)]
     return {'samples': samples, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
-
 
 
 def _yaw(q) -> float:

@@ -1,17 +1,20 @@
 """Vehicle state to ROS messages (REP-103 axes, REP-105 frames). No node here."""
 
 import math
+from typing import List
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, TransformStamped
 from nav_msgs.msg import Odometry
 import numpy as np
 from rally_sim_msgs.msg import WheelSlip
+from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from transforms3d.euler import euler2quat
 from visualization_msgs.msg import Marker, MarkerArray
 
+from .serialized import SerializedMessage
 from .. import WHEELS
 from ..physics import Vehicle
 from ..physics.model import (
@@ -81,12 +84,30 @@ class Frames:
         self.imu = f'{prefix}imu_link'
 
 
+def _pose_paths(prefix: str) -> List[str]:
+    """Return the paths of a translation (or position) and rotation under `prefix`."""
+    return [f'{prefix}.{a}' for a in ('translation.x', 'translation.y', 'translation.z',
+                                      'rotation.x', 'rotation.y', 'rotation.z', 'rotation.w')]
+
+
+def _array_paths(name: str, size: int) -> List[str]:
+    return [f'{name}.{i}' for i in range(size)]
+
+
+def _quaternion(roll: float, pitch: float, yaw: float) -> List[float]:
+    """Return [x, y, z, w] (ROS order) of a fixed-axis roll, pitch, yaw rotation."""
+    w, x, y, z = euler2quat(roll, pitch, yaw, 'sxyz')
+    return [x, y, z, w]
+
+
 class OutputMessages:
     """
-    The node's output messages, built once and refilled in place for each publish.
+    The node's output messages as serialized bytes, refilled in place for each publish.
 
-    Each method updates its message from the vehicle and returns it; what
-    never changes (frames, names, covariances, marker shapes) is set once.
+    Each message is built once with what never changes (frames, names,
+    covariances, marker shapes), serialized once, and each method then
+    writes the numbers that change and returns the bytes to publish (see
+    serialized.py: far cheaper than rclpy converting the message each time).
     """
 
     def __init__(self, vehicle: Vehicle, frames: Frames):
@@ -95,46 +116,71 @@ class OutputMessages:
         self.frames = frames
         f = frames
         diagonal = [GROUND_TRUTH_VARIANCE if i % 7 == 0 else 0.0 for i in range(36)]
-        self._odom = Odometry()
-        self._odom.header.frame_id, self._odom.child_frame_id = f.odom, f.base
-        self._odom.pose.covariance = diagonal
-        self._odom.twist.covariance = diagonal
+        odom = Odometry()
+        odom.header.frame_id, odom.child_frame_id = f.odom, f.base
+        odom.pose.covariance = diagonal
+        odom.twist.covariance = diagonal
+        self._odom = SerializedMessage(odom, [
+            'pose.pose.position.x', 'pose.pose.position.y', 'pose.pose.orientation.x',
+            'pose.pose.orientation.y', 'pose.pose.orientation.z', 'pose.pose.orientation.w',
+            'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z'])
         # odom -> base_link; fl, fr: base -> steer frame -> wheel; rl, rr: base -> wheel.
-        self._tf = TFMessage(transforms=[_transform(f.odom, f.base)])
+        tf = TFMessage(transforms=[_transform(f.odom, f.base)])
         for i in range(4):
             if i < 2:
                 steer_frame = f.wheels[i] + '_steer'
-                self._tf.transforms.append(_transform(f.base, steer_frame))
-                self._tf.transforms.append(_transform(steer_frame, f.wheels[i]))
+                tf.transforms.append(_transform(f.base, steer_frame))
+                tf.transforms.append(_transform(steer_frame, f.wheels[i]))
             else:
-                self._tf.transforms.append(_transform(f.base, f.wheels[i]))
-        self._slip = WheelSlip()
-        self._slip.header.frame_id = f.base
-        self._slip.wheel_names = list(WHEELS)
-        self._joints = JointState()
-        self._joints.name = joint_names(f.prefix)
-        self._imu = Imu()
-        self._imu.header.frame_id = f.imu
+                tf.transforms.append(_transform(f.base, f.wheels[i]))
+        count = len(tf.transforms)
+        self._tf = SerializedMessage(
+            tf, [p for k in range(count) for p in _pose_paths(f'transforms.{k}.transform')],
+            stamps=[f'transforms.{k}.header.stamp' for k in range(count)])
+        slip = WheelSlip()
+        slip.header.frame_id = f.base
+        slip.wheel_names = list(WHEELS)
+        self._slip = SerializedMessage(slip, [p for name in WHEEL_SLIP_ROWS
+                                              for p in _array_paths(name, 4)])
+        joints = JointState()
+        joints.name = joint_names(f.prefix)
+        joints.position = [0.0] * len(joints.name)
+        joints.velocity = [0.0] * len(joints.name)
+        self._joints = SerializedMessage(joints, _array_paths('position', len(joints.name))
+                                         + _array_paths('velocity', len(joints.name)))
+        imu = Imu()
+        imu.header.frame_id = f.imu
         variance = [GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0, GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0,
                     GROUND_TRUTH_VARIANCE]
-        self._imu.orientation_covariance = variance
-        self._imu.angular_velocity_covariance = variance
-        self._imu.linear_acceleration_covariance = variance
-        self._imu.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
+        imu.orientation_covariance = variance
+        imu.angular_velocity_covariance = variance
+        imu.linear_acceleration_covariance = variance
+        imu.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
+        self._imu = SerializedMessage(imu, [
+            'orientation.x', 'orientation.y', 'orientation.z', 'orientation.w',
+            'angular_velocity.z', 'linear_acceleration.x', 'linear_acceleration.y'])
+        self._clock = SerializedMessage(ClockMsg(), [], stamps=['clock'])
         self._markers = None
+        offsets = wheel_offsets(vehicle)
+        radius = vehicle.params.wheel_radius_m
+        # Translations of the wheel transforms, in their order in the TF message.
+        self._wheel_translations = []
+        for i, (x, y) in enumerate(offsets):
+            self._wheel_translations.append([x, y, radius])
+            if i < 2:
+                self._wheel_translations.append([0.0, 0.0, 0.0])
 
-    def odometry(self, now: Time) -> Odometry:
+    def clock(self, stamp_ns: int) -> bytes:
+        """Return /clock at simulated time stamp_ns."""
+        return self._clock.fill((), stamp_ns)
+
+    def odometry(self, stamp_ns: int) -> bytes:
         """Return the pose in odom and the twist in base_link."""
         s = self.vehicle.state.tolist()
-        msg = self._odom
-        msg.header.stamp = now
-        msg.pose.pose.position.x, msg.pose.pose.position.y = s[X], s[Y]
-        _set_quaternion(msg.pose.pose.orientation, 0.0, 0.0, s[YAW])
-        msg.twist.twist.linear.x, msg.twist.twist.linear.y = s[VX], s[VY]
-        msg.twist.twist.angular.z = s[YAW_RATE]
-        return msg
+        return self._odom.fill([s[X], s[Y]] + _quaternion(0.0, 0.0, s[YAW])
+                               + [s[VX], s[VY], s[YAW_RATE]], stamp_ns)
 
-    def transforms(self, now: Time) -> TFMessage:
+    def transforms(self, stamp_ns: int) -> bytes:
         """
         Return odom -> base_link and the wheel frames, as the URDF's joints chain them.
 
@@ -146,80 +192,65 @@ class OutputMessages:
         s = v.state.tolist()
         steer = v.diag[STEER_ANGLE].tolist()
         spin = v.wheel_angle_rad.tolist()
-        radius = v.params.wheel_radius_m
-        t = self._tf.transforms
-        _place(t[0], now, s[X], s[Y], 0.0, yaw=s[YAW])
-        k = 1
-        for i, (x, y) in enumerate(wheel_offsets(v)):
-            if i < 2:
-                _place(t[k], now, x, y, radius, yaw=steer[i])
-                _place(t[k + 1], now, 0.0, 0.0, 0.0, pitch=spin[i])
-                k += 2
-            else:
-                _place(t[k], now, x, y, radius, pitch=spin[i])
-                k += 1
-        return self._tf
+        rotations = [_quaternion(0.0, 0.0, steer[0]), _quaternion(0.0, spin[0], 0.0),
+                     _quaternion(0.0, 0.0, steer[1]), _quaternion(0.0, spin[1], 0.0),
+                     _quaternion(0.0, spin[2], 0.0), _quaternion(0.0, spin[3], 0.0)]
+        values = [s[X], s[Y], 0.0] + _quaternion(0.0, 0.0, s[YAW])
+        for translation, rotation in zip(self._wheel_translations, rotations):
+            values += translation + rotation
+        return self._tf.fill(values, stamp_ns)
 
-    def wheel_slip(self, now: Time) -> WheelSlip:
+    def wheel_slip(self, stamp_ns: int) -> bytes:
         """Return the per-wheel tyre state."""
-        out = self.vehicle.outputs
-        msg = self._slip
-        msg.header.stamp = now
-        msg.slip_ratio = out[SLIP_RATIO].tolist()
-        msg.slip_angle = out[SLIP_ANGLE].tolist()
-        msg.normal_load = out[NORMAL_LOAD].tolist()
-        msg.longitudinal_force = out[FORCE_X].tolist()
-        msg.lateral_force = out[FORCE_Y].tolist()
-        msg.wheel_angular_speed = self.vehicle.state[OMEGA:OMEGA + 4].tolist()
-        msg.steer_angle = out[STEER_ANGLE].tolist()
-        msg.friction_coefficient = self.vehicle.friction.tolist()
-        return msg
+        v = self.vehicle
+        out = v.outputs
+        return self._slip.fill(np.concatenate((
+            out[SLIP_RATIO], out[SLIP_ANGLE], out[NORMAL_LOAD], out[FORCE_X], out[FORCE_Y],
+            v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction)), stamp_ns)
 
-    def joint_states(self, now: Time) -> JointState:
+    def joint_states(self, stamp_ns: int) -> bytes:
         """Return the front steer joints and the four spin joints."""
         v = self.vehicle
-        msg = self._joints
-        msg.header.stamp = now
-        msg.position = v.diag[STEER_ANGLE, :2].tolist() + v.wheel_angle_rad.tolist()
-        msg.velocity = [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist()
-        return msg
+        return self._joints.fill(v.diag[STEER_ANGLE, :2].tolist() + v.wheel_angle_rad.tolist()
+                                 + [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist(), stamp_ns)
 
-    def imu(self, now: Time) -> Imu:
+    def imu(self, stamp_ns: int) -> bytes:
         """Return the ground-truth IMU at the CG: yaw, yaw rate, specific force (+g on z)."""
         v = self.vehicle
-        msg = self._imu
-        msg.header.stamp = now
-        _set_quaternion(msg.orientation, 0.0, 0.0, float(v.state[YAW]))
-        msg.angular_velocity.z = float(v.state[YAW_RATE])
-        msg.linear_acceleration.x, msg.linear_acceleration.y = v.specific_force_m_s2()
-        return msg
+        return self._imu.fill(_quaternion(0.0, 0.0, float(v.state[YAW]))
+                              + [float(v.state[YAW_RATE])] + list(v.specific_force_m_s2()),
+                              stamp_ns)
 
-    def markers(self, now: Time) -> MarkerArray:
+    def markers(self, stamp_ns: int) -> bytes:
         """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""
         if self._markers is None:
-            self._markers = _marker_shapes(self.vehicle, self.frames)
+            self._markers = _marker_template(self.vehicle, self.frames)
         out = self.vehicle.outputs
         steer, fx_t, fy_t = out[STEER_ANGLE], out[FORCE_X], out[FORCE_Y]
         c, s = np.cos(steer), np.sin(steer)
-        fx = (fx_t * c - fy_t * s) * FORCE_ARROW_M_PER_N
-        fy = (fx_t * s + fy_t * c) * FORCE_ARROW_M_PER_N
-        slip = np.hypot(out[SLIP_RATIO], np.tan(out[SLIP_ANGLE])).tolist()
-        for m in self._markers.markers:
-            m.header.stamp = now
-        for i, (x, y) in enumerate(wheel_offsets(self.vehicle)):
-            arrow = self._markers.markers[5 + i]
-            arrow.points[1].x, arrow.points[1].y = x + float(fx[i]), y + float(fy[i])
-            _slip_colour(arrow, slip[i])
-        return self._markers
+        ends = np.array(wheel_offsets(self.vehicle))
+        ends[:, 0] += (fx_t * c - fy_t * s) * FORCE_ARROW_M_PER_N
+        ends[:, 1] += (fx_t * s + fy_t * c) * FORCE_ARROW_M_PER_N
+        level = np.minimum(np.abs(np.hypot(out[SLIP_RATIO], np.tan(out[SLIP_ANGLE]))) / 0.5,
+                           1.0)
+        colours = np.column_stack((np.minimum(1.0, 2.0 * level),
+                                   np.minimum(1.0, 2.0 * (1.0 - level))))
+        return self._markers.fill(ends.ravel(), stamp_ns, colours.ravel())
 
 
-def _slip_colour(marker: Marker, slip: float) -> None:
-    """Green at no slip through yellow to red at full slide (slip >= 0.5)."""
-    level = min(abs(slip) / 0.5, 1.0)
-    marker.color.r = min(1.0, 2.0 * level)
-    marker.color.g = min(1.0, 2.0 * (1.0 - level))
-    marker.color.b = 0.0
-    marker.color.a = 1.0
+WHEEL_SLIP_ROWS = ('slip_ratio', 'slip_angle', 'normal_load', 'longitudinal_force',
+                   'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient')
+"""WheelSlip's arrays, in the order OutputMessages.wheel_slip fills them."""
+
+
+def _marker_template(vehicle: Vehicle, frames: Frames) -> SerializedMessage:
+    """Return the markers, the arrows' ends and colours (red, green) left to fill."""
+    shapes = _marker_shapes(vehicle, frames)
+    arrows = range(5, 5 + 4)
+    return SerializedMessage(
+        shapes, [f'markers.{k}.points.1.{a}' for k in arrows for a in ('x', 'y')],
+        floats=[f'markers.{k}.color.{c}' for k in arrows for c in ('r', 'g')],
+        stamps=[f'markers.{k}.header.stamp' for k in range(len(shapes.markers))])
 
 
 def _marker_shapes(vehicle: Vehicle, frames: Frames,
@@ -256,4 +287,6 @@ def _marker_shapes(vehicle: Vehicle, frames: Frames,
         arrow = marker(5 + i, Marker.ARROW, frames.base)
         arrow.points = [Point(x=x, y=y, z=0.05), Point(x=x, y=y, z=0.05)]
         arrow.scale.x, arrow.scale.y, arrow.scale.z = 0.06, 0.12, 0.12
+        arrow.color.a = 1.0     # red and green follow the slip: green at none through
+        #                         yellow to red at a full slide (slip >= 0.5)
     return out

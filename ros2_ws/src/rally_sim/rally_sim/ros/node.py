@@ -16,6 +16,7 @@ controller has answered it with commands stamped t (see sync.py).
 """
 
 import functools
+import inspect
 import math
 import sys
 import threading
@@ -133,6 +134,8 @@ class SimulatorNode(Node):
         def locked(*args):
             with self._lock:
                 return callback(*args)
+        # rclpy asks a timer callback's signature on every call: have it at hand.
+        locked.__signature__ = inspect.signature(callback)
         return locked
 
     def _make_interfaces(self) -> None:
@@ -481,15 +484,15 @@ class SimulatorNode(Node):
         return self._subscribers
 
     def _publish_outputs(self, markers: bool) -> None:
-        """Publish the state on every output somebody subscribes to (messages reused)."""
+        """Publish the state on every output somebody subscribes to (serialized in place)."""
         self._published_at = self.sim_steps
-        now = self._stamp()
+        now_ns = self.sim_steps * self.step_ns
         subscribed = self._subscribed()
         if self._clock_subscribed:
-            self.pub_clock.publish(ClockMsg(clock=now))
+            self.pub_clock.publish(self.messages.clock(now_ns))
         for (publisher, make, marker), wanted in zip(self.outputs, subscribed):
             if wanted and (markers or not marker):
-                publisher.publish(make(now))
+                publisher.publish(make(now_ns))
         if self.gate is not None:
             self.gate.expect(self.sim_steps * self.step_ns, time.monotonic())
             self._republished = 0

@@ -1,0 +1,156 @@
+"""
+Messages published as serialized bytes: serialized once, numbers then written in place.
+
+rclpy converts a Python message field by field on every publish, which costs
+the simulator more than its physics (a TFMessage of seven transforms: about
+90 us; the marker array: about 300 us). The outputs keep their layout from
+one publish to the next (same frames, names and array lengths), so each is
+serialized once by the middleware's own serializer, the byte offsets of the
+fields that change are found, and each publish writes only those numbers and
+hands the bytes to the middleware (about 10 us).
+
+Offsets are found, not computed: every changing field is set to a sentinel
+value that occurs exactly once in the serialized bytes, so the layout is the
+middleware's, whatever CDR flavour and alignment it uses.
+"""
+
+import struct
+from typing import Dict, List, Sequence
+
+import numpy as np
+from rclpy.serialization import serialize_message
+
+_SENTINEL_DOUBLE = 0x4F5AA5C300000000
+"""Sentinel doubles: this bit pattern plus the field's index (finite, not a plausible value)."""
+_SENTINEL_FLOAT = 0x7A5A0000
+"""Sentinel float32s, likewise."""
+_SENTINEL_STAMP = 0x3AA50000
+"""Sentinel stamps: seconds and nanoseconds are this plus twice the stamp's index (+1)."""
+
+
+def _sentinel(kind: str, bits: int) -> float:
+    """Return the float ('d': 64-bit, 'f': 32-bit) with these bits."""
+    return struct.unpack('<' + kind, struct.pack('<Q' if kind == 'd' else '<I', bits))[0]
+
+
+def _find(data: bytes, pattern: bytes, path: str) -> int:
+    """Return the only offset of `pattern` in `data`, or raise ValueError naming the field."""
+    offset = data.find(pattern)
+    if offset < 0 or data.find(pattern, offset + 1) >= 0:
+        raise ValueError(f'field {path}: not found exactly once in the serialized message')
+    return offset
+
+
+def _walk(message, path: str):
+    """Return (parent object, last key) of a dotted path; digits index sequences."""
+    *parents, last = path.split('.')
+    for part in parents:
+        message = message[int(part)] if part.isdigit() else getattr(message, part)
+    return message, last
+
+
+def _set(message, path: str, value) -> None:
+    try:
+        parent, last = _walk(message, path)
+        if last.isdigit():
+            parent[int(last)] = value
+        else:
+            setattr(parent, last, value)
+    except (AttributeError, IndexError, TypeError, AssertionError, ValueError) as error:
+        raise ValueError(f'field {path}: cannot be set to {value!r} ({error})') from None
+
+
+def _get(message, path: str):
+    try:
+        parent, last = _walk(message, path)
+        return parent[int(last)] if last.isdigit() else getattr(parent, last)
+    except (AttributeError, IndexError, TypeError) as error:
+        raise ValueError(f'field {path}: not in the message ({error})') from None
+
+
+class _Slots:
+    """Where numbers of one type go in the bytes: views per alignment, and which value where."""
+
+    def __init__(self, buffer: bytearray, offsets: List[int], dtype: np.dtype):
+        self.groups = []    # (view, element indices in the view, value indices)
+        size = dtype.itemsize
+        residues: Dict[int, List[int]] = {}
+        for index, offset in enumerate(offsets):
+            residues.setdefault(offset % size, []).append(index)
+        for residue, indices in residues.items():
+            view = np.frombuffer(buffer, dtype=dtype, offset=residue,
+                                 count=(len(buffer) - residue) // size)
+            elements = np.array([(offsets[i] - residue) // size for i in indices], dtype=np.intp)
+            self.groups.append((view, elements, np.array(indices, dtype=np.intp)))
+        self.single = len(self.groups) == 1
+
+    def write(self, values: np.ndarray) -> None:
+        if self.single:
+            view, elements, _ = self.groups[0]
+            view[elements] = values
+            return
+        for view, elements, indices in self.groups:
+            view[elements] = values[indices]
+
+
+class SerializedMessage:
+    """
+    One message kept as serialized bytes, refilled in place.
+
+    `doubles` and `floats` are dotted paths of the float64 and float32
+    fields that change (digits index arrays: 'transforms.2.transform.rotation.w',
+    'position.3'); `stamps` are paths of builtin_interfaces/Time fields, all
+    set to the same time on each fill. Everything else keeps the prototype's
+    value.
+    """
+
+    def __init__(self, prototype, doubles: Sequence[str], floats: Sequence[str] = (),
+                 stamps: Sequence[str] = ('header.stamp',)):
+        """Serialize `prototype` once and locate the changing fields (ValueError if ambiguous)."""
+        doubles, floats = list(doubles), list(floats)
+        kept = {path: _get(prototype, path) for path in doubles + floats}
+        for path, value in kept.items():
+            if not isinstance(value, (float, np.floating)):
+                raise ValueError(f'field {path}: is {type(value).__name__}, not a float field')
+        for index, path in enumerate(doubles):
+            _set(prototype, path, _sentinel('d', _SENTINEL_DOUBLE + index))
+        for index, path in enumerate(floats):
+            _set(prototype, path, _sentinel('f', _SENTINEL_FLOAT + index))
+        stamp_values = [(_get(prototype, f'{p}.sec'), _get(prototype, f'{p}.nanosec'))
+                        for p in stamps]
+        for index, path in enumerate(stamps):
+            _set(prototype, f'{path}.sec', _SENTINEL_STAMP + 2 * index)
+            _set(prototype, f'{path}.nanosec', _SENTINEL_STAMP + 2 * index + 1)
+        data = serialize_message(prototype)
+        for path, value in kept.items():        # the prototype as it was
+            _set(prototype, path, value)
+        for path, (sec, nanosec) in zip(stamps, stamp_values):
+            _set(prototype, f'{path}.sec', sec)
+            _set(prototype, f'{path}.nanosec', nanosec)
+        order = '<' if data[1] & 1 else '>'     # CDR encapsulation: odd second byte, little
+        self.buffer = bytearray(data)
+        double_offsets = [_find(data, struct.pack(order + 'Q', _SENTINEL_DOUBLE + i), path)
+                          for i, path in enumerate(doubles)]
+        float_offsets = [_find(data, struct.pack(order + 'I', _SENTINEL_FLOAT + i), path)
+                         for i, path in enumerate(floats)]
+        stamp_offsets = []
+        for index, path in enumerate(stamps):
+            for part, extra in (('sec', 0), ('nanosec', 1)):
+                pattern = struct.pack(order + 'I', _SENTINEL_STAMP + 2 * index + extra)
+                stamp_offsets.append(_find(data, pattern, f'{path}.{part}'))
+        self._doubles = _Slots(self.buffer, double_offsets, np.dtype(order + 'f8'))
+        self._floats = _Slots(self.buffer, float_offsets, np.dtype(order + 'f4'))
+        self._stamps = _Slots(self.buffer, stamp_offsets, np.dtype(order + 'u4'))
+        self._stamp_values = np.zeros(len(stamp_offsets), dtype=np.uint32)
+        values = [float(kept[path]) for path in doubles]
+        self.fill(values, 0, [float(kept[path]) for path in floats] if floats else None)
+
+    def fill(self, doubles, stamp_ns: int, floats=None) -> bytes:
+        """Write the doubles, floats (each in their paths' order) and stamp; return the bytes."""
+        self._doubles.write(np.asarray(doubles, dtype=np.float64))
+        if floats is not None:
+            self._floats.write(np.asarray(floats, dtype=np.float32))
+        self._stamp_values[0::2] = stamp_ns // 1_000_000_000
+        self._stamp_values[1::2] = stamp_ns % 1_000_000_000
+        self._stamps.write(self._stamp_values)
+        return bytes(self.buffer)

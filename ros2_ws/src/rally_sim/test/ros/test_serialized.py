@@ -1,0 +1,93 @@
+"""Messages kept serialized and refilled in place decode to what was written."""
+
+from geometry_msgs.msg import TransformStamped
+from nav_msgs.msg import Odometry
+import numpy as np
+import pytest
+from rally_sim.physics import load_vehicle, Vehicle
+from rally_sim.physics.model import STEER_ANGLE, VX, YAW, YAW_RATE
+from rally_sim.replay import vehicle_path
+from rally_sim.ros.conversions import Frames, OutputMessages
+from rally_sim.ros.serialized import SerializedMessage
+from rally_sim_msgs.msg import WheelSlip
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import Imu, JointState
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker, MarkerArray
+
+
+def test_refilled_bytes_decode_to_the_values_and_stamp_written():
+    tf = TFMessage(transforms=[TransformStamped(), TransformStamped()])
+    tf.transforms[0].header.frame_id = 'odom'
+    tf.transforms[1].child_frame_id = 'wheel_fl'
+    paths = ['transforms.0.transform.translation.x', 'transforms.1.transform.rotation.w']
+    message = SerializedMessage(tf, paths, stamps=['transforms.0.header.stamp',
+                                                   'transforms.1.header.stamp'])
+    data = message.fill([1.5, -0.25], 12_345_678_901)
+    out = deserialize_message(data, TFMessage)
+    assert out.transforms[0].transform.translation.x == 1.5
+    assert out.transforms[1].transform.rotation.w == -0.25
+    for t in out.transforms:
+        assert (t.header.stamp.sec, t.header.stamp.nanosec) == (12, 345_678_901)
+    assert out.transforms[0].header.frame_id == 'odom'
+    assert out.transforms[1].child_frame_id == 'wheel_fl'
+    # everything else as serialized by the middleware itself
+    tf.transforms[0].transform.translation.x = 1.5
+    tf.transforms[1].transform.rotation.w = -0.25
+    for t in tf.transforms:
+        t.header.stamp.sec, t.header.stamp.nanosec = 12, 345_678_901
+    assert data == serialize_message(tf)
+
+
+def test_prototype_keeps_its_values_and_fixed_arrays_and_float32_fill():
+    markers = MarkerArray(markers=[Marker()])
+    markers.markers[0].color.a = 1.0
+    markers.markers[0].scale.x = 0.5
+    message = SerializedMessage(markers, ['markers.0.pose.position.x'],
+                                floats=['markers.0.color.r', 'markers.0.color.g'],
+                                stamps=['markers.0.header.stamp'])
+    assert markers.markers[0].pose.position.x == 0.0
+    out = deserialize_message(message.fill([3.0], 5, [0.25, 0.75]), MarkerArray).markers[0]
+    assert (out.pose.position.x, out.color.r, out.color.g, out.color.a) == (3.0, 0.25, 0.75, 1.0)
+    assert out.scale.x == 0.5
+    slip = SerializedMessage(WheelSlip(), [f'slip_angle.{i}' for i in range(4)])
+    out = deserialize_message(slip.fill([0.1, 0.2, 0.3, 0.4], 0), WheelSlip)
+    assert list(out.slip_angle) == [0.1, 0.2, 0.3, 0.4]
+    assert list(out.slip_ratio) == [0.0] * 4
+
+
+def test_a_path_that_is_not_a_number_field_is_refused_by_name():
+    tf = TFMessage(transforms=[TransformStamped()])
+    with pytest.raises(ValueError, match='transforms.0.header.frame_id: is str, not a float'):
+        SerializedMessage(tf, ['transforms.0.header.frame_id'], stamps=[])
+    with pytest.raises(ValueError, match='field header.stamp.sec: not in the message'):
+        SerializedMessage(tf, [])
+
+
+def test_outputs_decode_to_the_vehicle_state():
+    car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))
+    car.reset(x=3.0, y=-2.0, yaw=0.7, vx=12.0)
+    car.advance(50, 0.001)
+    out = OutputMessages(car, Frames('car1/', 'odom', 'base_link'))
+    odom = deserialize_message(out.odometry(2_500_000_000), Odometry)
+    assert odom.header.frame_id == 'car1/odom' and odom.child_frame_id == 'car1/base_link'
+    assert (odom.header.stamp.sec, odom.header.stamp.nanosec) == (2, 500_000_000)
+    assert odom.twist.twist.linear.x == car.state[VX]
+    assert odom.twist.twist.angular.z == car.state[YAW_RATE]
+    q = odom.pose.pose.orientation
+    assert 2.0 * np.arctan2(q.z, q.w) == pytest.approx(car.state[YAW], abs=1e-12)
+    assert odom.pose.covariance[0] == odom.pose.covariance[35] > 0.0
+    tf = deserialize_message(out.transforms(2_500_000_000), TFMessage)
+    assert [t.child_frame_id for t in tf.transforms][:3] == [
+        'car1/base_link', 'car1/wheel_fl_steer', 'car1/wheel_fl']
+    steer = tf.transforms[1].transform.rotation
+    assert 2.0 * np.arctan2(steer.z, steer.w) == pytest.approx(car.diag[STEER_ANGLE][0])
+    joints = deserialize_message(out.joint_states(1), JointState)
+    assert list(joints.position[2:]) == car.wheel_angle_rad.tolist()
+    imu = deserialize_message(out.imu(1), Imu)
+    assert imu.linear_acceleration.z == car.params.gravity_m_s2
+    slip = deserialize_message(out.wheel_slip(1), WheelSlip)
+    assert list(slip.friction_coefficient) == car.friction.tolist()
+    assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']
+    markers = deserialize_message(out.markers(1), MarkerArray)
+    assert len(markers.markers) == 9 and all(m.color.a == 1.0 for m in markers.markers[5:])
