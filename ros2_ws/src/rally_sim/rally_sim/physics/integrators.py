@@ -25,8 +25,9 @@ from .jit import njit
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE: the kernels' command layout)
     C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, contact_point, derivatives_into,
-    DIAG_SIZE, OMEGA, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE,
-    STEER, VX, W_DIRECTION, W_MU, W_STUCK, WHEEL_ROWS, X, Y, YAW)
+    derivatives_one_wheel, DIAG_SIZE, OMEGA, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA,
+    set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_MU, W_STUCK, W_UNIT_X,
+    W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .surfaces import grip_at
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
@@ -34,12 +35,13 @@ JACOBIAN_REFRESH_SUBSTEPS = 40
 """The implicit scheme re-evaluates its Jacobian every this many sub-steps; in
 between it reuses it (a Rosenbrock-W method: first-order consistent with any
 matrix, and stable while the matrix stays close to the Jacobian)."""
+FORWARD_DIFFERENCE = 1e-7
+"""Relative step of the Jacobian's forward differences (times max(1, |z_j|))."""
 INTEGRATORS = {'euler': EULER, 'rk4': RK4, 'implicit_euler': IMPLICIT_EULER}
 
 # Rows of the work vectors (VECTOR_ROWS x STATE_SIZE; the 7-state ones use 7 columns).
-(V_Z, V_NEW, V_F0, V_DZ, V_UP, V_DOWN, V_F_UP, V_F_DOWN, V_K1, V_K2, V_K3, V_K4, V_TMP,
- V_TRIAL) = range(14)
-VECTOR_ROWS = 14
+(V_Z, V_NEW, V_F0, V_DZ, V_UP, V_F_UP, V_K1, V_K2, V_K3, V_K4, V_TMP, V_TRIAL) = range(12)
+VECTOR_ROWS = 12
 M_ITERATION, M_SOLVE, M_FACTORED = 0, 1, 2
 """The implicit scheme's iteration matrix (kept between calls), a scratch copy for
 solves with stuck wheels, and the matrix factored for all other solves (kept)."""
@@ -73,11 +75,15 @@ class Workspace:
 
 @njit
 def advance_steer(steer: float, target: float, rate_limit: float, h: float,
-                  time_constant: float) -> float:
-    """Move the actual steer angle toward `target` over h: first-order lag, then rate limit."""
+                  decay: float) -> float:
+    """
+    Move the actual steer angle toward `target` over h: first-order lag, then rate limit.
+
+    decay: exp(-h / time constant) of the lag, or 0 for none.
+    """
     new = target
-    if time_constant > 0.0:
-        new = target + (steer - target) * math.exp(-h / time_constant)
+    if decay > 0.0:
+        new = target + (steer - target) * decay
     if rate_limit > 0.0:
         max_change = rate_limit * h
         new = steer + min(max(new - steer, -max_change), max_change)
@@ -101,21 +107,29 @@ def _apply_brakes(vectors: np.ndarray, row: int, command: np.ndarray, h: float,
 
 @njit
 def _iteration_matrix(command, p, h, vectors, wheel, matrices, ints) -> None:
-    """Compute I - h J at vectors[V_Z] (J by central differences) and factor it."""
+    """
+    Compute I - h J at z = vectors[V_Z] and factor it.
+
+    J by forward differences from f(z), just evaluated into vectors[V_F0]
+    (the matrix need only stay close to the Jacobian), each z_j moved away
+    from zero, so that mirrored states get mirrored matrices. `wheel` still
+    holds each tyre's force at z: a wheel-spin column changes only that
+    wheel's tyre and is evaluated with the other three kept (the same
+    numbers as evaluating all four).
+    """
     for j in range(7):
-        vectors[V_UP, j] = vectors[V_DOWN, j] = vectors[V_Z, j]
-    for j in range(7):
-        zj = vectors[V_Z, j]
-        eps = 1e-6 * max(1.0, abs(zj))
-        vectors[V_UP, j] = zj + eps
-        vectors[V_DOWN, j] = zj - eps
+        vectors[V_UP, j] = vectors[V_Z, j]
+    for j in range(3, 7):
+        i = j - 3
+        kept = (wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i])
+        eps = _perturb(vectors, j)
+        derivatives_one_wheel(vectors, V_UP, V_F_UP, command, p, wheel, i)
+        wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i] = kept
+        _difference_column(vectors, matrices, h, j, eps)
+    for j in range(3):      # body velocities: every tyre's slip changes
+        eps = _perturb(vectors, j)
         derivatives_into(vectors, V_UP, V_F_UP, command, p, wheel, wheel, False)
-        derivatives_into(vectors, V_DOWN, V_F_DOWN, command, p, wheel, wheel, False)
-        vectors[V_UP, j] = vectors[V_DOWN, j] = zj
-        for i in range(7):
-            matrices[M_ITERATION, i, j] = (
-                -h * (vectors[V_F_UP, i] - vectors[V_F_DOWN, i]) / (2.0 * eps))
-        matrices[M_ITERATION, j, j] += 1.0
+        _difference_column(vectors, matrices, h, j, eps)
     for i in range(7):
         for k in range(7):
             matrices[M_FACTORED, i, k] = matrices[M_ITERATION, i, k]
@@ -123,18 +137,36 @@ def _iteration_matrix(command, p, h, vectors, wheel, matrices, ints) -> None:
 
 
 @njit
+def _perturb(vectors: np.ndarray, j: int) -> float:
+    """Set z_j + eps in row V_UP, eps away from zero (the sign of z_j, + at 0); return eps."""
+    zj = vectors[V_Z, j]
+    eps = math.copysign(FORWARD_DIFFERENCE * max(1.0, abs(zj)), zj)
+    vectors[V_UP, j] = zj + eps
+    return eps
+
+
+@njit
+def _difference_column(vectors: np.ndarray, matrices: np.ndarray, h: float, j: int,
+                       eps: float) -> None:
+    """Write column j of I - h J from f(z + eps e_j) and f(z); put z_j back in V_UP."""
+    vectors[V_UP, j] = vectors[V_Z, j]
+    for i in range(7):
+        matrices[M_ITERATION, i, j] = -h * (vectors[V_F_UP, i] - vectors[V_F0, i]) / eps
+    matrices[M_ITERATION, j, j] += 1.0
+
+
+@njit
 def _implicit_update(command, p, h, vectors, wheel, matrices, ints) -> None:
     """
     Write z + dz into vectors[V_NEW], (I - h J) dz = h f(z), brakes as Coulomb friction.
 
-    z is vectors[V_Z]; matrices[M_ITERATION] is I - h J. Each braked wheel
+    z is vectors[V_Z], f(z) vectors[V_F0]; matrices[M_ITERATION] is I - h J. Each braked wheel
     either slides (brake torque -T_b sign(omega) joins f) or sticks (its row
     becomes omega_new = 0) when holding it needs no more than T_b; a few
     active-set passes settle which, as for a static friction constraint.
     Without a stuck wheel the solve reuses the factored matrix (bit-identical
     to solving afresh).
     """
-    derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
     inertia = p[P_WHEEL_INERTIA]
     for i in range(4):
         braked = command[C_BRAKE + i] > 0.0
@@ -223,23 +255,30 @@ def _rk4_update(command, p, h, vectors, wheel) -> None:
 
 
 @njit
-def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int) -> None:
-    """Integrate the odom pose over h from the body velocities before (V_Z) and after (V_NEW)."""
+def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int, c0: float,
+               s0: float) -> tuple:
+    """
+    Integrate the odom pose over h from the body velocities before (V_Z) and after (V_NEW).
+
+    c0, s0 are the cosine and sine of the heading before; returns those of
+    the heading after (the next sub-step's, computed once).
+    """
     yaw0 = state[YAW]
     if method == EULER:
         # Document 002: new velocities, old heading for the position.
-        c, s = math.cos(yaw0), math.sin(yaw0)
-        state[X] += (vectors[V_NEW, 0] * c - vectors[V_NEW, 1] * s) * h
-        state[Y] += (vectors[V_NEW, 0] * s + vectors[V_NEW, 1] * c) * h
-        state[YAW] = yaw0 + vectors[V_NEW, 2] * h
-        return
+        state[X] += (vectors[V_NEW, 0] * c0 - vectors[V_NEW, 1] * s0) * h
+        state[Y] += (vectors[V_NEW, 0] * s0 + vectors[V_NEW, 1] * c0) * h
+        yaw1 = yaw0 + vectors[V_NEW, 2] * h
+        state[YAW] = yaw1
+        return math.cos(yaw1), math.sin(yaw1)
     old0, old1, old2 = vectors[V_Z, 0], vectors[V_Z, 1], vectors[V_Z, 2]
     new0, new1, new2 = vectors[V_NEW, 0], vectors[V_NEW, 1], vectors[V_NEW, 2]
     yaw1 = yaw0 + 0.5 * h * (old2 + new2)
-    c0, s0, c1, s1 = math.cos(yaw0), math.sin(yaw0), math.cos(yaw1), math.sin(yaw1)
+    c1, s1 = math.cos(yaw1), math.sin(yaw1)
     state[X] += 0.5 * h * (old0 * c0 - old1 * s0 + new0 * c1 - new1 * s1)
     state[Y] += 0.5 * h * (old0 * s0 + old1 * c0 + new0 * s1 + new1 * c1)
     state[YAW] = yaw1
+    return c1, s1
 
 
 @njit
@@ -261,12 +300,15 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
         rate = limit
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
+    cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
+    decay = math.exp(-h / p[P_STEER_TAU]) if p[P_STEER_TAU] > 0.0 else 0.0
     for _ in range(substeps):
-        steer = advance_steer(state[STEER], command[C_STEER], rate, h, p[P_STEER_TAU])
+        steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
         state[STEER] = steer
         set_steer(steer, p, wheel)
         if method == IMPLICIT_EULER:
-            if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:
+            derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
+            if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:    # needs the evaluation just made
                 _iteration_matrix(command, p, h, vectors, wheel, matrices, ints)
                 ints[I_AGE] = 0
             ints[I_AGE] += 1
@@ -279,7 +321,7 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
                 for i in range(7):
                     vectors[V_NEW, i] = vectors[V_Z, i] + h * vectors[V_F0, i]
             _apply_brakes(vectors, V_NEW, command, h, p[P_WHEEL_INERTIA])
-        _move_pose(state, vectors, h, method)
+        cos_yaw, sin_yaw = _move_pose(state, vectors, h, method, cos_yaw, sin_yaw)
         for i in range(7):
             vectors[V_Z, i] = vectors[V_NEW, i]
     for i in range(7):

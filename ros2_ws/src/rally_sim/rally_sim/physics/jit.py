@@ -43,3 +43,11 @@ def njit(function):
     if not ENABLED:
         return function
     return numba.njit(cache=True, fastmath=False, error_model='numpy')(function)
+
+
+def njit_inline(function):
+    """njit(), the body inlined into each compiled caller (a hot helper split out for reuse)."""
+    if not ENABLED:
+        return function
+    return numba.njit(cache=True, fastmath=False, error_model='numpy',
+                      inline='always')(function)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, njit_inline
 from .load_transfer import AX, AY, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces
 
@@ -110,11 +110,15 @@ def set_steer(steer: float, p: np.ndarray, wheel: np.ndarray) -> None:
     if wheel[W_STEER, 1] == 1.0 and wheel[W_STEER, 0] == steer:
         return
     left, right = road_wheel_angles(steer, p[P_LF], p[P_LR], p[P_HALF_TRACK], p[P_ACKERMANN])
-    for i in range(4):
-        delta = left if i == 0 else (right if i == 1 else 0.0)
+    for i in range(2):
+        delta = left if i == 0 else right
         wheel[W_DELTA, i] = delta
         wheel[W_COS, i] = math.cos(delta)
         wheel[W_SIN, i] = math.sin(delta)
+    for i in range(2, 4):     # rear wheels do not steer
+        wheel[W_DELTA, i] = 0.0
+        wheel[W_COS, i] = 1.0
+        wheel[W_SIN, i] = 0.0
     wheel[W_STEER, 0] = steer
     wheel[W_STEER, 1] = 1.0
 
@@ -132,34 +136,61 @@ def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, command: np.n
     Allocates nothing and makes no array views (each costs reference counts).
     With `with_diag`, fills `diag` (DIAG_SIZE x 4) with the tyre state.
     """
+    for i in range(4):
+        _tyre(vectors, z_row, p, wheel, diag, with_diag, i)
+    _chassis(vectors, z_row, dz_row, command, p, wheel, diag, with_diag)
+
+
+@njit
+def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
+                          p: np.ndarray, wheel: np.ndarray, i: int) -> None:
+    """
+    derivatives_into() when z differs only in wheel i's spin from the last evaluation.
+
+    The other tyres' rows in `wheel` are still right and are kept: the same
+    numbers as derivatives_into() for a quarter of the tyre work.
+    """
+    _tyre(vectors, z_row, p, wheel, wheel, False, i)
+    _chassis(vectors, z_row, dz_row, command, p, wheel, wheel, False)
+
+
+@njit_inline
+def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
+          diag: np.ndarray, with_diag: bool, i: int) -> None:
+    """Wheel i's force per newton of load, in its tyre frame and in the body frame."""
+    vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
+    px = p[P_LF] if i < 2 else -p[P_LR]
+    py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
+    # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
+    wheel_vx = vx - r * py
+    wheel_vy = vy + r * px
+    cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
+    vx_t = wheel_vx * cos_d + wheel_vy * sin_d
+    vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
+    # A.5-A.6: slips and force per newton of load.
+    sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * p[P_RADIUS], int(p[P_SLIP_MODEL]),
+                   p[P_LOW_SPEED])
+    fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
+    fx_t *= wheel[W_MU, i]
+    fy_t *= wheel[W_MU, i]
+    wheel[W_UNIT_X, i] = fx_t
+    wheel[W_UNIT_Y, i] = fy_t
+    # A.3: back to the body frame.
+    wheel[W_AX, i] = fx_t * cos_d - fy_t * sin_d
+    wheel[W_AY, i] = fx_t * sin_d + fy_t * cos_d
+    if with_diag:
+        diag[0, i] = sx
+        diag[1, i] = slip_angle(vx_t, vy_t)
+        diag[5, i] = wheel[W_DELTA, i]
+
+
+@njit_inline
+def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
+             p: np.ndarray, wheel: np.ndarray, diag: np.ndarray, with_diag: bool) -> None:
+    """From the tyres' forces per newton: loads, wheel spin and chassis derivatives."""
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
     radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
-    slip_model = int(p[P_SLIP_MODEL])
-    for i in range(4):
-        px = lf if i < 2 else -lr
-        py = c if i % 2 == 0 else -c
-        # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
-        wheel_vx = vx - r * py
-        wheel_vy = vy + r * px
-        cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
-        vx_t = wheel_vx * cos_d + wheel_vy * sin_d
-        vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-        # A.5-A.6: slips and force per newton of load.
-        sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * radius, slip_model,
-                       p[P_LOW_SPEED])
-        fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
-        fx_t *= wheel[W_MU, i]
-        fy_t *= wheel[W_MU, i]
-        wheel[W_UNIT_X, i] = fx_t
-        wheel[W_UNIT_Y, i] = fy_t
-        # A.3: back to the body frame.
-        wheel[W_AX, i] = fx_t * cos_d - fy_t * sin_d
-        wheel[W_AY, i] = fx_t * sin_d + fy_t * cos_d
-        if with_diag:
-            diag[0, i] = sx
-            diag[1, i] = slip_angle(vx_t, vy_t)
-            diag[5, i] = wheel[W_DELTA, i]
     # A.7: loads, solved exactly with the forces they produce.
     wheel_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT])
     force_x = 0.0
