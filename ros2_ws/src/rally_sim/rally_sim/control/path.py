@@ -1,5 +1,6 @@
 """A closed reference path: nearest point, progress, cross-track error, curvature."""
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -29,6 +30,9 @@ class ClosedPath:
         if np.any(self.lengths <= 0.0):
             raise ValueError('a path must not repeat a point')
         self.directions = segments / self.lengths[:, None]
+        # contiguous columns for locate(), called once per control period
+        self._px, self._py = points[:, 0].copy(), points[:, 1].copy()
+        self._dx, self._dy = self.directions[:, 0].copy(), self.directions[:, 1].copy()
         self.start_m = np.concatenate([[0.0], np.cumsum(self.lengths)[:-1]])
         self.length_m = float(self.lengths.sum())
         self.curvature = self._curvature()
@@ -42,15 +46,17 @@ class ClosedPath:
 
     def locate(self, x: float, y: float) -> PathPoint:
         """Return the nearest point of the path to (x, y)."""
-        rel = np.array([x, y]) - self.points
-        along = np.clip(np.einsum('ij,ij->i', rel, self.directions), 0.0, self.lengths)
-        nearest = self.points + self.directions * along[:, None]
-        distance = np.hypot(*(np.array([x, y]) - nearest).T)
-        i = int(np.argmin(distance))
-        d = self.directions[i]
-        side = d[0] * rel[i, 1] - d[1] * rel[i, 0]
-        return PathPoint(i, float(self.start_m[i] + along[i]),
-                         float(np.copysign(distance[i], side)), float(np.arctan2(d[1], d[0])))
+        rx, ry = x - self._px, y - self._py
+        along = rx * self._dx
+        along += ry * self._dy
+        np.clip(along, 0.0, self.lengths, out=along)
+        ex, ey = rx - self._dx * along, ry - self._dy * along     # from the nearest point
+        i = int(np.argmin(ex * ex + ey * ey))
+        dx, dy = float(self._dx[i]), float(self._dy[i])
+        side = dx * float(ry[i]) - dy * float(rx[i])
+        distance = math.hypot(float(ex[i]), float(ey[i]))
+        return PathPoint(i, float(self.start_m[i] + along[i]), math.copysign(distance, side),
+                         math.atan2(dy, dx))
 
     def progress_step(self, previous_m: float, current_m: float) -> float:
         """Return the signed progress from one located point to the next (across the lap end)."""
