@@ -105,6 +105,7 @@ def load_scenario(name: str) -> Dict[str, Any]:
     return spec
 
 
+SIMULATOR_NODE = 'rally_sim'
 CONTROLLER_NODE = 'scenario_controller'
 """The runner names the controller's node so, whatever its own name, the simulator knows
 whom to wait for."""
@@ -174,6 +175,26 @@ class Observer:
                                        f'{process.returncode}')
             self.executor.spin_once(timeout_sec=0.01)
         return True
+
+    def recorder_hears(self, topics: List[str]) -> bool:
+        """Return whether the recorder (if any) is matched to a publisher on each topic."""
+        if self.recorder is None:
+            return True
+        wanted = {self.node.resolve_topic_name(t) for t in topics}
+        heard = {s.topic_name for s in self.node.subscriptions
+                 if s.topic_name in wanted and s.get_publisher_count() > 0}
+        return heard == wanted
+
+    def unpause(self, processes) -> None:
+        """Let the simulator advance (it starts held: sync_paused)."""
+        from rclpy.parameter import Parameter
+        from rclpy.parameter_client import AsyncParameterClient
+        client = AsyncParameterClient(self.node, SIMULATOR_NODE)
+        if not client.wait_for_services(timeout_sec=START_TIMEOUT_S):
+            raise RuntimeError('the simulator offers no parameter services')
+        future = client.set_parameters([Parameter('sync_paused', value=False)])
+        if not self.spin_until(future.done, START_TIMEOUT_S, processes):
+            raise RuntimeError('the simulator did not take sync_paused:=false')
 
     def has_state(self, stamp: int) -> bool:
         """Return whether the state at `stamp` arrived (odometry and wheel slip)."""
@@ -253,7 +274,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath) -> List[str]:
     start_x, start_y = path.points[0]
     return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
             '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
-            '-p', f'sync_controllers:=[{CONTROLLER_NODE}]',
+            '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
             '-p', f"vehicle:={spec['vehicle']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
@@ -283,6 +304,13 @@ def run(spec: Dict[str, Any], folder: str, record: str = None) -> Dict[str, Any]
         processes.append(start_logged(_controller_command(spec),
                                       os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
+        # The simulator holds at t = 0 until the recorder hears the controller, so
+        # that the bag has its commands from the first.
+        if not observer.spin_until(lambda: observer.recorder_hears(observer.outputs),
+                                   START_TIMEOUT_S, processes):
+            raise RuntimeError(f'the recorder found no publisher on {observer.outputs} '
+                               f'within {START_TIMEOUT_S:g} s')
+        observer.unpause(processes)
         stamps = []
         # Laps are counted on every LAP_CHECK_EVERY-th state while running, so the
         # run ends at most that many states after the exact end, cut below; the

@@ -242,6 +242,8 @@ class SimulatorNode(Node):
             self.settings[name] = value
             if name in ('command_mode', 'timeout_brake_torque_n_m'):
                 self._push_command(integrate=False)
+            if name == 'sync_paused' and not value and self.gate is not None:
+                self._sync_advance()
 
     # ---- inputs ------------------------------------------------------------
 
@@ -502,7 +504,8 @@ class SimulatorNode(Node):
 
     def _sync_advance(self) -> None:
         """Advance one publishing period if every listed controller answered and it is due."""
-        if self.gate.missing() or not self._due(self.publish_every):
+        if self.settings['sync_paused'] or self.gate.missing() or \
+                not self._due(self.publish_every):
             return
         self.advance(self.publish_every)
 

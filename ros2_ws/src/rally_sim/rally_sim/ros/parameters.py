@@ -48,6 +48,9 @@ SPECS: Dict[str, Spec] = {
                              'only when each has answered with commands stamped t (or '
                              'sync_timeout_s passed). Empty: off. With pacing realtime '
                              'or fast, not lockstep'),
+    'sync_paused': Spec(False, 'synchronous mode: publish the state and take the answers, '
+                        'but do not advance while true (set it false once recorders and '
+                        'viewers are connected)', live=True),
     'sync_timeout_s': Spec(5.0, 'wall seconds to wait for a controller in synchronous mode '
                            'before reporting it and going on without it until it answers '
                            'again', 0.01, 3600.0),
