@@ -35,6 +35,7 @@ from .control.path import ClosedPath
 from .physics import SURFACE_GRIP
 from .processes import start_logged, stop_all
 from .resources import config_file, preset
+from .ros.serialized import byte_order
 from .stages import read_path, STAGES
 
 OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
@@ -212,13 +213,8 @@ def _stamp(msg) -> int:
 
 
 def _cdr_stamp(data: bytes) -> int:
-    """
-    Return the header stamp [ns] of a serialized stamped message.
-
-    CDR: the stamp follows the 4-byte encapsulation header, whose second
-    byte says little (1) or big (0) endian.
-    """
-    sec, nanosec = struct.unpack_from('<iI' if data[1] == 1 else '>iI', data, 4)
+    """Return the header stamp [ns] of a serialized stamped message (after the CDR header)."""
+    sec, nanosec = struct.unpack_from(byte_order(data) + 'iI', data, 4)
     return sec * 1_000_000_000 + nanosec
 
 

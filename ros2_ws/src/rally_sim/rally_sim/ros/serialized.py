@@ -14,6 +14,7 @@ value that occurs exactly once in the serialized bytes, so the layout is the
 middleware's, whatever CDR flavour and alignment it uses.
 """
 
+import itertools
 import struct
 from typing import Dict, List, Sequence
 
@@ -25,7 +26,9 @@ _SENTINEL_DOUBLE = 0x4F5AA5C300000000
 _SENTINEL_FLOAT = 0x7A5A0000
 """Sentinel float32s, likewise."""
 _SENTINEL_STAMP = 0x3AA50000
-"""Sentinel stamps: seconds and nanoseconds are this plus twice the stamp's index (+1)."""
+"""Sentinel stamps (seconds, nanoseconds), likewise."""
+_SALTS = itertools.count()
+"""Varies the sentinels of each message (added above the index bits)."""
 
 
 def _sentinel(kind: str, bits: int) -> float:
@@ -33,12 +36,22 @@ def _sentinel(kind: str, bits: int) -> float:
     return struct.unpack('<' + kind, struct.pack('<Q' if kind == 'd' else '<I', bits))[0]
 
 
-def _find(data: bytes, pattern: bytes, path: str) -> int:
-    """Return the only offset of `pattern` in `data`, or raise ValueError naming the field."""
-    offset = data.find(pattern)
-    if offset < 0 or data.find(pattern, offset + 1) >= 0:
-        raise ValueError(f'field {path}: not found exactly once in the serialized message')
-    return offset
+def byte_order(data: bytes) -> str:
+    """
+    Return the struct byte order ('<' or '>') of serialized CDR data.
+
+    The encapsulation header's second byte is odd for little endian.
+    """
+    return '<' if data[1] & 1 else '>'
+
+
+def _occurrences(data: bytes, pattern: bytes) -> set:
+    """Return every offset of `pattern` in `data`."""
+    found, offset = set(), data.find(pattern)
+    while offset >= 0:
+        found.add(offset)
+        offset = data.find(pattern, offset + 1)
+    return found
 
 
 def _walk(message, path: str):
@@ -112,38 +125,57 @@ class SerializedMessage:
         for path, value in kept.items():
             if not isinstance(value, (float, np.floating)):
                 raise ValueError(f'field {path}: is {type(value).__name__}, not a float field')
-        for index, path in enumerate(doubles):
-            _set(prototype, path, _sentinel('d', _SENTINEL_DOUBLE + index))
-        for index, path in enumerate(floats):
-            _set(prototype, path, _sentinel('f', _SENTINEL_FLOAT + index))
-        stamp_values = [(_get(prototype, f'{p}.sec'), _get(prototype, f'{p}.nanosec'))
-                        for p in stamps]
-        for index, path in enumerate(stamps):
-            _set(prototype, f'{path}.sec', _SENTINEL_STAMP + 2 * index)
-            _set(prototype, f'{path}.nanosec', _SENTINEL_STAMP + 2 * index + 1)
-        data = serialize_message(prototype)
-        for path, value in kept.items():        # the prototype as it was
-            _set(prototype, path, value)
-        for path, (sec, nanosec) in zip(stamps, stamp_values):
-            _set(prototype, f'{path}.sec', sec)
-            _set(prototype, f'{path}.nanosec', nanosec)
-        order = '<' if data[1] & 1 else '>'     # CDR encapsulation: odd second byte, little
+        stamp_paths = [f'{p}.{part}' for p in stamps for part in ('sec', 'nanosec')]
+        stamp_values = [_get(prototype, path) for path in stamp_paths]
+        # Sentinels differ from one message to the next: the serializer can leave
+        # bytes of an earlier message in alignment padding.
+        data, found = self._sentinel_offsets(prototype, doubles, floats, stamp_paths,
+                                             next(_SALTS) % 1024)
+        offsets = []
+        for path, where in zip(doubles + floats + stamp_paths, found):
+            if len(where) != 1:
+                raise ValueError(f'field {path}: not found exactly once in the serialized '
+                                 'message')
+            offsets.append(where.pop())
+        for path, value in list(kept.items()) + list(zip(stamp_paths, stamp_values)):
+            _set(prototype, path, value)        # the prototype as it was
+        order = byte_order(data)
         self.buffer = bytearray(data)
-        double_offsets = [_find(data, struct.pack(order + 'Q', _SENTINEL_DOUBLE + i), path)
-                          for i, path in enumerate(doubles)]
-        float_offsets = [_find(data, struct.pack(order + 'I', _SENTINEL_FLOAT + i), path)
-                         for i, path in enumerate(floats)]
-        stamp_offsets = []
-        for index, path in enumerate(stamps):
-            for part, extra in (('sec', 0), ('nanosec', 1)):
-                pattern = struct.pack(order + 'I', _SENTINEL_STAMP + 2 * index + extra)
-                stamp_offsets.append(_find(data, pattern, f'{path}.{part}'))
+        double_offsets = offsets[:len(doubles)]
+        float_offsets = offsets[len(doubles):len(doubles) + len(floats)]
+        stamp_offsets = offsets[len(doubles) + len(floats):]
         self._doubles = _Slots(self.buffer, double_offsets, np.dtype(order + 'f8'))
         self._floats = _Slots(self.buffer, float_offsets, np.dtype(order + 'f4'))
         self._stamps = _Slots(self.buffer, stamp_offsets, np.dtype(order + 'u4'))
         self._stamp_values = np.zeros(len(stamp_offsets), dtype=np.uint32)
         values = [float(kept[path]) for path in doubles]
         self.fill(values, 0, [float(kept[path]) for path in floats] if floats else None)
+
+    @staticmethod
+    def _sentinel_offsets(prototype, doubles, floats, stamp_paths, salt: int):
+        """
+        Serialize with sentinels (varied by salt); return the bytes and where each occurs.
+
+        Offsets come as one set per field, fields in the order doubles, floats,
+        stamps.
+        """
+        patterns = []
+        for index, path in enumerate(doubles):
+            bits = _SENTINEL_DOUBLE + (salt << 16) + index
+            _set(prototype, path, _sentinel('d', bits))
+            patterns.append(('Q', bits))
+        for index, path in enumerate(floats):
+            bits = _SENTINEL_FLOAT + (salt << 12) + index
+            _set(prototype, path, _sentinel('f', bits))
+            patterns.append(('I', bits))
+        for index, path in enumerate(stamp_paths):
+            bits = _SENTINEL_STAMP + (salt << 12) + index
+            _set(prototype, path, bits)
+            patterns.append(('I', bits))
+        data = serialize_message(prototype)
+        order = byte_order(data)
+        return data, [_occurrences(data, struct.pack(order + kind, bits))
+                      for kind, bits in patterns]
 
     def fill(self, doubles, stamp_ns: int, floats=None) -> bytes:
         """Write the doubles, floats (each in their paths' order) and stamp; return the bytes."""
