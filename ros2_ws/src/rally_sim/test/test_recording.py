@@ -7,7 +7,7 @@ import sys
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
-from rally_sim.demo import command_at
+from rally_sim.demo_driver import command_at
 from rally_sim.recording import full_definition
 from rosbags.rosbag2 import Reader
 

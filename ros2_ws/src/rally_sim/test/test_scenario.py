@@ -10,15 +10,17 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
 from rally_sim.resources import config_file
+from support import ros_process
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_scenario(scenario, output, *extra):
+def run_scenario(scenario, output, *extra, tag=''):
     result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(scenario),
                              '--output', str(output), *extra],
-                            capture_output=True, text=True, timeout=600, env=dict(os.environ))
+                            capture_output=True, text=True, timeout=600,
+                            env=ros_process.tagged_environment(tag))
     reports = sorted(output.glob('scenario-*/report.json'))
     report = json.loads(reports[-1].read_text()) if reports else None
     return result, report
@@ -77,13 +79,11 @@ def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reason):
     scenario = short_scenario(tmp_path, mode, controller={'command': [
         'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), mode, '2.0']})
     segments = set(glob.glob('/dev/shm/fastdds_*'))
-    result, report = run_scenario(scenario, tmp_path)
+    result, report = run_scenario(scenario, tmp_path, tag=str(tmp_path))
     assert result.returncode == 1, result.stdout + result.stderr
     assert reason in result.stderr
     assert report is None
-    leftovers = subprocess.run(['pgrep', '-f', 'misbehaving_controller|rally_sim.ros.node'],
-                               capture_output=True, text=True).stdout.split()
-    assert not leftovers                                        # no orphan process
+    assert not ros_process.tagged_processes(str(tmp_path))     # no orphan process
     assert not set(glob.glob('/dev/shm/fastdds_*')) - segments  # no shared memory left
 
 

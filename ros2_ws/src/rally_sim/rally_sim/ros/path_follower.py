@@ -1,96 +1,22 @@
 """
-Example path follower: pure pursuit on odometry, commanding steering and speed.
+Entry point of the example path follower.
 
-A separate ROS 2 node, talking to the simulator only over topics, written to
-be copied. Run the simulator in speed mode (`command_mode: speed`). The path
-comes from `path_file` (CSV with columns x, y in the odom frame, a closed
-lap; default: the rally_stage path) and is replaced by any nav_msgs/Path
-received on `path`. It answers every `odom` message with one
-`ackermann_cmd`, stamped with the odometry's stamp (lockstep-friendly).
+    ros2 run rally_sim path_follower
+    python -m rally_sim.ros.path_follower
+
+Light on purpose: the stop handler is installed before the node's heavy
+imports (see rally_sim.entry); the node itself is in path_follower_node.py.
 """
 
 import sys
 
-from ackermann_msgs.msg import AckermannDriveStamped
-from nav_msgs.msg import Odometry, Path
-import numpy as np
-from rclpy.node import Node
-from transforms3d.euler import quat2euler
-
-from .parameters import declare, ParameterError, Spec
-from .spinning import run_node
-from ..control.path import ClosedPath
-from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
-from ..resources import config_file
-from ..stages import read_path
-
-SPECS = {
-    'path_file': Spec('', 'path CSV (x, y in odom); empty: the shipped rally_stage path'),
-    'target_speed_m_s': Spec(10.0, 'cruising speed [m/s]', 0.5, 60.0),
-    'lateral_accel_limit_m_s2': Spec(2.5, 'slow down so that v^2 curvature stays below it',
-                                     0.5, 20.0),
-    'acceleration_m_s2': Spec(2.0, 'acceleration limit sent with each speed command '
-                              '(gentle enough for snow)', 0.1, 20.0),
-    'lookahead_min_m': Spec(4.0, 'shortest look-ahead distance [m]', 0.5, 50.0),
-    'lookahead_gain_s': Spec(0.6, 'look-ahead distance per speed [s]', 0.0, 5.0),
-    'wheelbase_m': Spec(2.647, 'wheelbase of the car [m]', 0.5, 10.0),
-    'cg_to_rear_m': Spec(1.497, 'CG to rear axle [m] (base_link is at the CG)', 0.0, 10.0),
-    'max_steer_rad': Spec(0.6, 'largest steer command [rad]', 0.05, 1.0),
-}
-
-
-class PathFollower(Node):
-    """Pure pursuit over ROS topics."""
-
-    def __init__(self, **kwargs):
-        """Declare parameters, load the path, subscribe and publish."""
-        super().__init__('path_follower', **kwargs)
-        p = declare(self, SPECS)
-        path_file = p['path_file'] or config_file('stages/rally_stage_path.csv')
-        try:
-            path = ClosedPath(read_path(path_file))
-        except (OSError, ValueError) as error:
-            raise ParameterError(f"parameter 'path_file': {error}") from None
-        self.settings = PurePursuitSettings(
-            wheelbase_m=p['wheelbase_m'], cg_to_rear_m=p['cg_to_rear_m'],
-            lookahead_min_m=p['lookahead_min_m'], lookahead_gain_s=p['lookahead_gain_s'],
-            max_steer_rad=p['max_steer_rad'], target_speed_m_s=p['target_speed_m_s'],
-            lateral_accel_limit_m_s2=p['lateral_accel_limit_m_s2'])
-        self.follower = PurePursuit(path, self.settings)
-        self.acceleration = float(p['acceleration_m_s2'])
-        self.publisher = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
-        self.create_subscription(Odometry, 'odom', self._on_odom, 10)
-        self.create_subscription(Path, 'path', self._on_path, 1)
-        self.get_logger().info(f'following {path_file} ({path.length_m:.0f} m) at up to '
-                               f'{self.settings.target_speed_m_s:g} m/s')
-
-    def _on_path(self, msg: Path) -> None:
-        points = np.array([[p.pose.position.x, p.pose.position.y] for p in msg.poses])
-        try:
-            self.follower = PurePursuit(ClosedPath(points), self.settings)
-        except ValueError as error:
-            self.get_logger().warning(f'path ignored: {error}')
-            return
-        self.get_logger().info(f'following a new path of {len(points)} points')
-
-    def _on_odom(self, msg: Odometry) -> None:
-        pose, twist = msg.pose.pose, msg.twist.twist
-        q = pose.orientation
-        yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
-        steer, speed = self.follower.command(pose.position.x, pose.position.y, yaw,
-                                             twist.linear.x)
-        command = AckermannDriveStamped()
-        command.header.stamp = msg.header.stamp
-        command.header.frame_id = msg.child_frame_id
-        command.drive.steering_angle = float(steer)
-        command.drive.speed = float(speed)
-        command.drive.acceleration = self.acceleration
-        self.publisher.publish(command)
+from ..entry import run_node_process
 
 
 def main(args=None) -> int:
-    """Run the path follower until Ctrl-C; exit 2 on a bad parameter."""
-    return run_node(PathFollower, 'path_follower', args)
+    """Run the example path follower until Ctrl-C or SIGTERM (exit 0); 2: a bad parameter."""
+    return run_node_process('rally_sim.ros.path_follower_node', 'PathFollower',
+                            'path_follower', args)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,5 @@
 """Run a node until Ctrl-C or an external shutdown, then clean up."""
 
-import signal
 import sys
 import threading
 from typing import Callable, List
@@ -12,6 +11,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from .parameters import ParameterError
+from ..entry import StopRequest
 
 SPIN_TIMEOUT_S = 0.1
 """How long one spin waits for work; bounds how late Ctrl-C is noticed."""
@@ -54,19 +54,7 @@ class SideSpinner:
         self._executor.shutdown()
 
 
-class _StopRequest:
-    """Ctrl-C (SIGINT) and SIGTERM as a flag the spin loop reads between callbacks."""
-
-    def __init__(self):
-        self.requested = False
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, self._on_signal)
-
-    def _on_signal(self, number, frame) -> None:
-        self.requested = True
-
-
-def spin_until_shutdown(node: Node, stop: _StopRequest = None) -> None:
+def spin_until_shutdown(node: Node, stop: StopRequest = None) -> None:
     """
     Spin `node` until Ctrl-C, SIGTERM or shutdown, then clean up.
 
@@ -102,15 +90,15 @@ def spin_until_shutdown(node: Node, stop: _StopRequest = None) -> None:
         rclpy.try_shutdown()
 
 
-def run_node(make_node: Callable[[], Node], name: str, args=None) -> int:
+def run_node(make_node: Callable[[], Node], name: str, args, stop: StopRequest) -> int:
     """
-    Run a node's process: init, build the node, spin until Ctrl-C.
+    Run a node's process: init, build the node, spin until `stop` is requested.
 
-    Returns the exit status: 2 (with the reason on stderr) when the node
-    refuses its parameters, else 0.
+    `stop` (see entry.py) holds signals as a flag by now. Returns the exit
+    status: 2 (with the reason on stderr) when the node refuses its
+    parameters, else 0, also when stopped while the node was being built.
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    stop = _StopRequest()
     try:
         node = make_node()
     except ParameterError as error:

@@ -7,7 +7,7 @@ its scenario fail.
 
 import sys
 
-from rally_sim.ros.path_follower import PathFollower
+from rally_sim.ros.path_follower_node import PathFollower
 from rally_sim.ros.spinning import spin_until_shutdown
 import rclpy
 

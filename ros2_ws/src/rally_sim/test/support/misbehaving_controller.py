@@ -10,7 +10,7 @@ test_scenario.py; the scenario runner must fail, naming what happened.
 
 import sys
 
-from rally_sim.ros.path_follower import PathFollower
+from rally_sim.ros.path_follower_node import PathFollower
 from rally_sim.ros.spinning import spin_until_shutdown
 import rclpy
 

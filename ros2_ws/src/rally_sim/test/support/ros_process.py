@@ -5,7 +5,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Callable, Iterable
+from typing import Callable, Dict, Iterable, List
 
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
@@ -25,6 +25,34 @@ def start_module(module: str, *args: str) -> subprocess.Popen:
         [sys.executable, '-m', module, *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=dict(os.environ))
+
+
+TAG = 'RALLY_SIM_TEST_TAG'
+"""Environment variable that marks the processes a test started (children inherit it)."""
+
+
+def tagged_environment(tag: str) -> Dict[str, str]:
+    """Return this process's environment with `tag` set, to find the processes later."""
+    return dict(os.environ, **{TAG: tag})
+
+
+def tagged_processes(tag: str) -> List[int]:
+    """Return the ids of live processes whose environment carries `tag` (zombies excluded)."""
+    found = []
+    marker = f'{TAG}={tag}'.encode()
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/environ', 'rb') as environ:
+                tagged = marker in environ.read().split(b'\0')
+            with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
+                zombie = stat.read().rsplit(')', 1)[1].split()[0] == 'Z'
+        except OSError:     # gone meanwhile, or not ours to read
+            continue
+        if tagged and not zombie:
+            found.append(int(entry))
+    return found
 
 
 def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:

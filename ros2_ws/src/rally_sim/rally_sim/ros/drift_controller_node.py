@@ -1,0 +1,68 @@
+"""
+Example drift controller: holds a rear-wheel-drive car in a drift round a circle.
+
+A separate ROS 2 node, talking to the simulator only over topics, written to
+be copied. Run the simulator in torque mode (`command_mode: torque`) with a
+rear-wheel-drive car (rwd_gravel) on a loose surface (the skid_pad stage).
+It answers every `odom` message with an `ackermann_cmd` (steering) and a
+`wheel_torque_cmd` (rear drive torque), both stamped with the odometry's
+stamp (lockstep-friendly). Gains and the circle are parameters.
+"""
+
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from nav_msgs.msg import Odometry
+from rally_sim_msgs.msg import WheelTorqueCommand
+from rclpy.node import Node
+from transforms3d.euler import quat2euler
+
+from .parameters import declare, Spec
+from ..control.drift import DriftController, DriftSettings
+
+DEFAULTS = DriftSettings()
+SPECS = {
+    'radius_m': Spec(DEFAULTS.radius_m, 'circle radius [m] (counter-clockwise)', 2.0, 500.0),
+    'center_x_m': Spec(DEFAULTS.center_x_m, 'circle centre x in odom [m]', -1e5, 1e5),
+    'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]', -1e5, 1e5),
+    'sideslip_rad': Spec(DEFAULTS.sideslip_rad, 'sideslip magnitude aimed at [rad]', 0.0, 1.2),
+    'speed_m_s': Spec(DEFAULTS.speed_m_s, 'speed aimed at [m/s]', 1.0, 40.0),
+    'torque_n_m': Spec(DEFAULTS.torque_n_m, 'feed-forward rear torque per wheel [N m]',
+                       0.0, 10000.0),
+    'torque_per_sideslip': Spec(DEFAULTS.torque_per_sideslip, 'throttle gain [N m/rad]',
+                                0.0, 1e5),
+    'torque_per_speed': Spec(DEFAULTS.torque_per_speed, 'speed gain [N m s/m]', 0.0, 1e5),
+    'steer_per_yaw_rate': Spec(DEFAULTS.steer_per_yaw_rate, 'steering gain [rad s/rad]',
+                               0.0, 10.0),
+    'cg_to_front_m': Spec(DEFAULTS.cg_to_front_m, 'CG to front axle [m]', 0.1, 10.0),
+}
+
+
+class DriftNode(Node):
+    """The drift controller over ROS topics."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, subscribe to odom, publish steering and torque."""
+        super().__init__('drift_controller', **kwargs)
+        p = declare(self, SPECS)
+        self.controller = DriftController(DriftSettings(**{
+            name: p[name] for name in SPECS}))
+        self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+        self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+        self.create_subscription(Odometry, 'odom', self._on_odom, 10)
+        self.get_logger().info(f"drifting round a {p['radius_m']:g} m circle")
+
+    def _on_odom(self, msg: Odometry) -> None:
+        pose, twist = msg.pose.pose, msg.twist.twist
+        q = pose.orientation
+        yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
+        steer, torque = self.controller.command(pose.position.x, pose.position.y, yaw,
+                                                twist.linear.x, twist.linear.y,
+                                                twist.angular.z)
+        steering = AckermannDriveStamped()
+        steering.header.stamp = msg.header.stamp
+        steering.drive.steering_angle = float(steer)
+        drive = WheelTorqueCommand()
+        drive.header.stamp = msg.header.stamp
+        drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
+        self.steer_pub.publish(steering)
+        self.torque_pub.publish(drive)

@@ -1,0 +1,533 @@
+"""
+Closed-loop scenarios: simulator and controller in step, metrics, pass or fail.
+
+    ./rally scenario NAME|FILE.yaml [--output DIR] [--record BAG_DIR]
+
+A scenario names the vehicle, the stage, the controller (a command line: one
+of ours or a user's executable), the initial speed, the duration and pass
+thresholds (see config/scenarios/path_follow.yaml). The runner starts the
+simulator in synchronous mode (pacing fast, sync_controllers naming the
+controller) and the controller with use_sim_time: every control period the
+simulator publishes its state and advances only when the controller has
+answered it with commands stamped with the state's time. Nothing sits between
+the two; the runner only watches the states (and records the bag when
+recording). So the same scenario gives the same result every time. It writes
+report.json and report.png, prints a summary, and exits 1 if a threshold
+fails (2: a bad scenario file).
+"""
+
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+import time
+from typing import Any, Dict, List
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from nav_msgs.msg import Odometry
+import numpy as np
+from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+import yaml
+
+from .control.path import ClosedPath
+from .entry import Stopped, StopRequest
+from .physics import SURFACE_GRIP
+from .processes import start_logged, stop_all
+from .resources import config_file, preset
+from .ros.serialized import byte_order
+from .stages import read_path, STAGES
+
+OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
+KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
+        'initial_speed_m_s': (int, float), 'duration_s': (int, float),
+        'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
+        'settle_s': (int, float), 'thresholds': dict}
+METRICS = {
+    'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
+             'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
+    'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
+              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s'),
+}
+DRIFT_SIDESLIP_DEG = 10.0
+"""A car with more sideslip than this counts as drifting."""
+ANSWER_TIMEOUT_S = 10.0
+"""Wall seconds the runner waits for the answer to one state."""
+START_TIMEOUT_S = 60.0
+"""Wall seconds for the simulator's first state and the controller's first answer
+(start-up, on a loaded machine); also the simulator's sync_timeout_s."""
+QUEUE_DEPTH = 100000
+"""The simulator runs ahead of the runner; no state may be dropped from the queue."""
+PHYSICS_RATE_HZ = 1000.0
+LAP_CHECK_EVERY = 10
+"""While running, laps are counted on every this-many states (the exact end is found after)."""
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run; the message names the key."""
+
+
+def load_scenario(name: str) -> Dict[str, Any]:
+    """Load and check a scenario by shipped name or file path."""
+    path = preset(name, 'scenarios', '.yaml')
+    try:
+        with open(path, encoding='utf-8') as stream:
+            spec = yaml.safe_load(stream)
+    except (OSError, yaml.YAMLError) as error:
+        raise ScenarioError(f'cannot read scenario {name}: {error}') from None
+    if not isinstance(spec, dict):
+        raise ScenarioError(f'{path}: a scenario is a mapping of keys')
+    unknown = sorted(set(spec) - set(KEYS))
+    missing = sorted(set(KEYS) - set(spec))
+    if unknown or missing:
+        raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
+    for key, kind in KEYS.items():
+        if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
+            raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
+    if spec['stage'] not in STAGES:
+        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
+    if spec['command_mode'] not in ('speed', 'torque'):
+        raise ScenarioError(f"{path}: key 'command_mode' must be speed or torque")
+    command = spec['controller'].get('command')
+    if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+        raise ScenarioError(f"{path}: key 'controller.command' must be a list of strings")
+    if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
+        raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
+                            "'duration_s' positive")
+    if spec['metrics'] not in METRICS:
+        raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
+    known = METRICS[spec['metrics']]
+    for metric, bound in spec['thresholds'].items():
+        if metric not in known or not isinstance(bound, dict) or \
+                not set(bound) <= {'min', 'max'} or not bound:
+            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
+                                'with min and/or max')
+    spec['file'] = path
+    return spec
+
+
+SIMULATOR_NODE = 'rally_sim'
+CONTROLLER_NODE = 'scenario_controller'
+"""The runner names the controller's node so, whatever its own name, the simulator knows
+whom to wait for."""
+
+
+def _controller_command(spec: Dict[str, Any]) -> List[str]:
+    command = list(spec['controller']['command'])
+    if command[0] == 'python':
+        command[0] = sys.executable
+    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}',
+                '-p', 'use_sim_time:=true']
+    for name, value in spec['controller'].get('params', {}).items():
+        command += ['-p', f'{name}:={value}']
+    return command
+
+
+def _outputs(spec: Dict[str, Any]) -> List[str]:
+    """Return the command topics the controller answers on."""
+    default = ['ackermann_cmd'] if spec['command_mode'] == 'speed' else list(OUTPUTS)
+    outputs = spec['controller'].get('outputs', default)
+    if not set(outputs) <= set(OUTPUTS) or not outputs:
+        raise ScenarioError(f'controller.outputs must be a subset of {list(OUTPUTS)}')
+    return outputs
+
+
+class Observer:
+    """
+    The runner's node: watches the states, records; never steps anything.
+
+    States are kept serialized, keyed by their stamp, and decoded when read:
+    the runner shares the machine with the simulator and the controller.
+    """
+
+    def __init__(self, spec: Dict[str, Any], stop: StopRequest, record: str = None):
+        """Create the node and its subscriptions (deep queues: the simulator runs ahead)."""
+        import rclpy
+        from rclpy.parameter import Parameter
+        from rclpy.experimental import EventsExecutor
+        self.rclpy = rclpy
+        self.stop = stop
+        # Simulated time only for the bag's log times: /clock is one more callback.
+        self.node = rclpy.create_node('scenario_runner', parameter_overrides=[
+            Parameter('use_sim_time', value=bool(record))])
+        self.executor = EventsExecutor()
+        self.executor.add_node(self.node)
+        self.outputs = _outputs(spec)
+        self.odom: Dict[int, bytes] = {}
+        self.slip: Dict[int, bytes] = {}
+        for kind, topic, store in ((Odometry, 'odom', self.odom),
+                                   (WheelSlip, 'wheel_slip', self.slip)):
+            self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
+                _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
+        self.recorder = None
+        if record:
+            from .recording import BagRecorder
+            from .demo_driver import RECORDED_TOPICS
+            self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS)
+
+    def spin_until(self, done, timeout_s: float, processes) -> bool:
+        """Spin until done() or timeout; raise naming a process that exits, or on a stop."""
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            if self.stop.requested:
+                raise Stopped(self.stop.number)
+            if time.monotonic() > deadline:
+                return False
+            for process in processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
+                                       f'{process.returncode}')
+            self.executor.spin_once(timeout_sec=0.01)
+        return True
+
+    def recorder_hears(self, topics: List[str]) -> bool:
+        """Return whether the recorder (if any) is matched to a publisher on each topic."""
+        if self.recorder is None:
+            return True
+        wanted = {self.node.resolve_topic_name(t) for t in topics}
+        heard = {s.topic_name for s in self.node.subscriptions
+                 if s.topic_name in wanted and s.get_publisher_count() > 0}
+        return heard == wanted
+
+    def unpause(self, processes) -> None:
+        """Let the simulator advance (it starts held: sync_paused)."""
+        from rclpy.parameter import Parameter
+        from rclpy.parameter_client import AsyncParameterClient
+        client = AsyncParameterClient(self.node, SIMULATOR_NODE)
+        if not client.wait_for_services(timeout_sec=START_TIMEOUT_S):
+            raise RuntimeError('the simulator offers no parameter services')
+        future = client.set_parameters([Parameter('sync_paused', value=False)])
+        if not self.spin_until(future.done, START_TIMEOUT_S, processes):
+            raise RuntimeError('the simulator did not take sync_paused:=false')
+
+    def has_state(self, stamp: int) -> bool:
+        """Return whether the state at `stamp` arrived (odometry and wheel slip)."""
+        return stamp in self.odom and stamp in self.slip
+
+    def state(self, stamp: int):
+        """Return the state at `stamp` decoded: (Odometry, WheelSlip)."""
+        from rclpy.serialization import deserialize_message
+        return (deserialize_message(self.odom[stamp], Odometry),
+                deserialize_message(self.slip[stamp], WheelSlip))
+
+
+def _stamp(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
+def _cdr_stamp(data: bytes) -> int:
+    """Return the header stamp [ns] of a serialized stamped message (after the CDR header)."""
+    sec, nanosec = struct.unpack_from(byte_order(data) + 'iI', data, 4)
+    return sec * 1_000_000_000 + nanosec
+
+
+class LapCounter:
+    """
+    Distance driven along a closed path, from the positions seen.
+
+    Any spacing under half a lap will do: progress adds up the same on fewer
+    positions.
+    """
+
+    def __init__(self, spec: Dict[str, Any], path: ClosedPath, margin_m: float = 0.0):
+        """Count towards the scenario's stop_after_laps laps, plus margin_m."""
+        self.path = path
+        self.goal_m = spec['stop_after_laps'] * path.length_m + margin_m
+        self.wanted = spec['stop_after_laps'] > 0
+        self.progress_m, self.driven_m = None, 0.0
+
+    def add(self, progress_m: float) -> bool:
+        """Take the next located progress [m]; return whether the laps are done."""
+        if self.progress_m is not None:
+            self.driven_m += self.path.progress_step(self.progress_m, progress_m)
+        self.progress_m = progress_m
+        return self.wanted and self.driven_m >= self.goal_m
+
+    def add_odometry(self, odom: Odometry) -> bool:
+        """Take the next odometry; return whether the laps are done."""
+        position = odom.pose.pose.position
+        return self.add(self.path.locate(position.x, position.y).progress_m)
+
+
+def _lap_end(spec: Dict[str, Any], path: ClosedPath, samples) -> int:
+    """Return the number of samples up to the one where the laps are done (all if never)."""
+    laps = LapCounter(spec, path)
+    for index, (odom, _) in enumerate(samples):
+        if laps.add_odometry(odom):
+            return index + 1
+    return len(samples)
+
+
+def _simulator_says(folder: str) -> str:
+    """Return the simulator's last synchronous-mode complaint from its log, if any."""
+    try:
+        with open(os.path.join(folder, 'simulator.log'), encoding='utf-8') as log:
+            lines = [line.split(': synchronous mode: ', 1)[1].strip() for line in log
+                     if ': synchronous mode: ' in line]
+    except OSError:
+        return ''
+    return f'; the simulator says: {lines[-1]}' if lines else ''
+
+
+def _simulator_command(spec: Dict[str, Any], path: ClosedPath) -> List[str]:
+    start_x, start_y = path.points[0]
+    return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
+            '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
+            '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
+            '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
+            '-p', f"vehicle:={spec['vehicle']}",
+            '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
+            '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
+            '-p', 'marker_rate_hz:=0.0',
+            '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
+            '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
+            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
+
+
+def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
+        record: str = None) -> Dict[str, Any]:
+    """
+    Run a scenario on the simulator's synchronous mode; return the samples and timing.
+
+    A signal (read from `stop`) raises Stopped once the processes are stopped.
+    """
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+    stop.hold()
+    path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
+    period_ns = round(spec['control_period_s'] * 1e9)
+    processes, observer = [], None
+    try:
+        rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+        observer = Observer(spec, stop, record)
+        processes.append(start_logged(_simulator_command(spec, path),
+                                      os.path.join(folder, 'simulator.log')))
+        # The controller starts once the runner has the first state, so that the
+        # runner has every state (the simulator repeats it while it waits).
+        if not observer.spin_until(lambda: 0 in observer.odom and 0 in observer.slip,
+                                   START_TIMEOUT_S, processes):
+            raise RuntimeError(f'no state from the simulator within {START_TIMEOUT_S:g} s')
+        processes.append(start_logged(_controller_command(spec),
+                                      os.path.join(folder, 'controller.log')))
+        wall_start = time.monotonic()
+        # The simulator holds at t = 0 until the recorder hears the controller, so
+        # that the bag has its commands from the first.
+        if not observer.spin_until(lambda: observer.recorder_hears(observer.outputs),
+                                   START_TIMEOUT_S, processes):
+            raise RuntimeError(f'the recorder found no publisher on {observer.outputs} '
+                               f'within {START_TIMEOUT_S:g} s')
+        observer.unpause(processes)
+        stamps = []
+        # Laps are counted on every LAP_CHECK_EVERY-th state while running, so the
+        # run ends at most that many states after the exact end, cut below; the
+        # margin keeps rounding from ending it before.
+        laps = LapCounter(spec, path, margin_m=1e-6)
+        stamp, answered = 0, wall_start
+        while True:
+            # The next state comes once the controller has answered this one.
+            timeout = START_TIMEOUT_S if stamp == 0 else ANSWER_TIMEOUT_S
+            if not observer.spin_until(lambda: observer.has_state(stamp + period_ns), timeout,
+                                       processes):
+                raise RuntimeError(f'the controller did not answer the state at '
+                                   f'{stamp / 1e9:.3f} s within {timeout:g} s (it must answer '
+                                   f'each odometry on {", ".join(observer.outputs)} with the '
+                                   "odometry's stamp)" + _simulator_says(folder))
+            if stamp == 0:
+                answered = time.monotonic()
+            stamps.append(stamp)
+            if stamp >= spec['duration_s'] * 1e9 or (
+                    laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
+                    and laps.add_odometry(observer.state(stamp)[0])):
+                break
+            stamp += period_ns
+        wall = time.monotonic() - wall_start
+        loop_wall = time.monotonic() - answered
+    finally:
+        stop_all(processes)
+        if observer is not None:
+            if observer.recorder is not None:
+                observer.recorder.drain(lambda: observer.executor.spin_once(timeout_sec=0.05))
+                observer.recorder.close()
+            observer.executor.shutdown()
+            observer.node.destroy_node()
+        rclpy.try_shutdown()
+    samples = [observer.state(s) for s in stamps]     # decoded once the others stopped
+    samples = samples[:_lap_end(spec, path, samples)]
+    return {'samples': samples, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
+
+
+def _yaw(q) -> float:
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the path-following metrics and their time series."""
+    path = result['path']
+    from .physics import Surface
+    surface = Surface.load(config_file(f"stages/{spec['stage']}.yaml"))
+    off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
+    t, cross, heading, speed, slip, xs, ys, off = [], [], [], [], [], [], [], []
+    laps, completion = LapCounter(spec, path), None
+    for odom, wheel_slip in result['samples']:
+        position, q = odom.pose.pose.position, odom.pose.pose.orientation
+        here = path.locate(position.x, position.y)
+        t.append(_stamp(odom) / 1e9)
+        if laps.add(here.progress_m) and completion is None:
+            completion = t[-1]
+        cross.append(here.cross_track_m)
+        heading.append((_yaw(q) - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
+        speed.append(math.hypot(odom.twist.twist.linear.x, odom.twist.twist.linear.y))
+        slip.append(float(np.max(np.abs(wheel_slip.slip_angle))))
+        xs.append(position.x)
+        ys.append(position.y)
+        off.append(bool(surface.grip_at(position.x, position.y) == off_road_grip))
+    t, cross, heading = np.array(t), np.array(cross), np.array(heading)
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
+        'cross_track_max_m': float(np.max(np.abs(cross))),
+        'heading_error_rms_rad': float(np.sqrt(np.mean(heading ** 2))),
+        'completion_time_s': completion if completion is not None else math.inf,
+        'off_road_time_s': float(np.sum(dt[np.array(off)])),
+        'mean_speed_m_s': float(np.mean(speed)),
+    }
+    series = {'t': t, 'speed_m_s': np.array(speed), 'max_slip_angle_rad': np.array(slip),
+              'x': np.array(xs), 'y': np.array(ys),
+              'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
+    return {'metrics': metrics, 'series': series}
+
+
+def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the drift metrics (after settle_s) and their time series."""
+    points = result['path'].points
+    center = points.mean(axis=0)
+    radius = float(np.mean(np.hypot(*(points - center).T)))
+    rows = []
+    for odom, wheel_slip in result['samples']:
+        p, v = odom.pose.pose.position, odom.twist.twist
+        beta = math.degrees(math.atan2(v.linear.y, v.linear.x)) if abs(v.linear.x) > 0.5 \
+            else 0.0
+        rows.append((_stamp(odom) / 1e9, p.x, p.y, beta, v.angular.z,
+                     math.hypot(p.x - center[0], p.y - center[1]) - radius,
+                     math.hypot(v.linear.x, v.linear.y),
+                     float(np.max(np.abs(wheel_slip.slip_angle)))))
+    t, xs, ys, beta, yaw_rate, radius_error, speed, slip = (np.array(c) for c in zip(*rows))
+    window = t >= spec['settle_s']
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'sideslip_std_deg': float(np.std(np.abs(beta[window]))),
+        'yaw_rate_mean_rad_s': float(np.mean(yaw_rate[window])),
+        'radius_error_rms_m': float(np.sqrt(np.mean(radius_error[window] ** 2))),
+        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'mean_speed_m_s': float(np.mean(speed[window])),
+    }
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': slip, 'x': xs, 'y': ys,
+              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
+                         'radius error [m]': radius_error}}
+    return {'metrics': metrics, 'series': series}
+
+
+def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
+    """Return {metric: {value, min/max, passed}} and whether all passed."""
+    verdicts = {}
+    for metric, bound in thresholds.items():
+        value = metrics[metric]
+        passed = bool(value >= bound.get('min', -math.inf) and value <= bound.get('max', math.inf))
+        verdicts[metric] = {**bound, 'value': value, 'passed': passed}
+    return verdicts, all(v['passed'] for v in verdicts.values())
+
+
+def plot_report(spec, result, series, path_png: str) -> None:
+    """Write the path against the reference, coloured by slip, and metrics over time."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6.5))
+    reference = np.vstack([result['path'].points, result['path'].points[:1]])
+    left.plot(reference[:, 0], reference[:, 1], color='0.6', linewidth=6, alpha=0.5,
+              label='reference path')
+    dots = left.scatter(series['x'], series['y'], c=np.degrees(series['max_slip_angle_rad']),
+                        cmap='plasma', s=4, label='CG path')
+    fig.colorbar(dots, ax=left, label='largest tyre slip angle [deg]')
+    left.set_aspect('equal', adjustable='datalim')
+    left.set_xlabel('x [m]')
+    left.set_ylabel('y [m]')
+    left.set_title(f"{spec['name']}: {spec['vehicle']} on {spec['stage']}")
+    left.legend(loc='upper right', fontsize=8)
+    for label, values in series['curves'].items():
+        right.plot(series['t'], values, label=label)
+    right.set_xlabel('simulated time [s]')
+    right.grid(True)
+    speed = right.twinx()
+    speed.plot(series['t'], series['speed_m_s'], color='0.3', linestyle=':', label='speed')
+    speed.set_ylabel('speed [m/s]')
+    right.legend(loc='upper left', fontsize=8)
+    right.set_title(f"{spec['metrics']} metrics and speed over time")
+    fig.tight_layout()
+    fig.savefig(path_png, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None, stop: StopRequest = None) -> int:
+    """
+    Run a scenario; exit 0 when every threshold passes, 1 when one fails, 2 on bad input.
+
+    On Ctrl-C or SIGTERM (`stop`, see rally_sim.entry) the simulator and the
+    controller are stopped and Stopped is raised: there is no verdict.
+    """
+    stop = stop or StopRequest()
+    parser = argparse.ArgumentParser(prog='./rally scenario', description=__doc__.split('\n\n')[0])
+    parser.add_argument('scenario', help='shipped scenario name (path_follow) or a YAML file')
+    parser.add_argument('--output', default='out', help='folder for the report (default out)')
+    parser.add_argument('--record', metavar='DIR', help='record a rosbag2 MCAP bag into DIR')
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        spec = load_scenario(args.scenario)
+        _outputs(spec)
+    except ScenarioError as error:
+        print(f'error: {error}', file=sys.stderr)
+        return 2
+    if args.record and os.path.exists(args.record):
+        print(f'error: --record {args.record}: the folder exists already', file=sys.stderr)
+        return 2
+    folder = os.path.join(args.output, f"scenario-{spec['name']}-"
+                          f"{time.strftime('%Y%m%d-%H%M%S')}")
+    os.makedirs(folder, exist_ok=True)
+    print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
+          f"{' '.join(spec['controller']['command'])}; synchronous every "
+          f"{spec['control_period_s']:g} s")
+    try:
+        result = run(spec, folder, stop, args.record)
+    except RuntimeError as error:
+        print(f'error: {error}; logs in {folder}', file=sys.stderr)
+        return 1
+    evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
+    verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
+    simulated = evaluated['series']['t'][-1]
+    report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
+              'stage': spec['stage'], 'controller': spec['controller'],
+              'simulated_s': simulated, 'wall_s': result['wall_s'],
+              'real_time_factor': simulated / result['wall_s'],
+              'loop_wall_s': result['loop_wall_s'],
+              'loop_real_time_factor': simulated / result['loop_wall_s'],
+              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
+    with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
+        json.dump(report, out, indent=2, default=str)
+    plot_report(spec, result, evaluated['series'], os.path.join(folder, 'report.png'))
+    for metric, value in evaluated['metrics'].items():
+        verdict = verdicts.get(metric)
+        bound = '' if verdict is None else (
+            f"  [{'PASS' if verdict['passed'] else 'FAIL'}: "
+            + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
+        print(f'  {metric:<24} {value:10.4f}{bound}')
+    print(f"{'PASSED' if passed else 'FAILED'}: {simulated:.2f} s simulated in "
+          f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time; the loop "
+          f"after the controller's first answer x{report['loop_real_time_factor']:.2f}); "
+          f'report in {folder}')
+    return 0 if passed else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

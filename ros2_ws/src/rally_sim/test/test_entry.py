@@ -1,0 +1,160 @@
+"""
+Every node's process stops cleanly on SIGINT or SIGTERM at any moment (rally_sim.entry).
+
+Each node is started (real-time pacing, every topic subscribed here) and
+stopped at seeded moments: half counted from when its stop handler is in
+place (start-up: imports, compiled physics, ROS set-up), half from its first
+output (mid-step, mid-publish). Each time it must exit 0 without a traceback;
+afterwards no process of the test is left and no Fast DDS shared-memory
+segment is new. The moments are waited for in wall time, but what is
+checked does not depend on how fast the machine is.
+"""
+
+import glob
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from nav_msgs.msg import Odometry
+import pytest
+from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from support import ros_process
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+SEED = 20261123
+MOMENTS = {signal.SIGINT: 20, signal.SIGTERM: 4}
+START_UP_S = 2.0
+"""Moments counted from the stop handler's installation fall in [0, this)..."""
+RUNNING_S = 0.5
+"""...and those counted from the first output in [0, this)."""
+TIMEOUT_S = 60.0
+"""Generous: start-up and exit are slow on a loaded machine."""
+
+TOPICS = {'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
+          'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
+          'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
+"""Every output of the simulator and of the example controllers."""
+
+NODES = {
+    'simulator': ('rally_sim.ros.node', 'odom', None),
+    'path_follower': ('rally_sim.ros.path_follower', 'ackermann_cmd', 'speed'),
+    'drift_controller': ('rally_sim.ros.drift_controller', 'ackermann_cmd', 'torque'),
+}
+"""Node: its module, the output that says it runs, and the command mode of the simulator
+that feeds a controller (None: the node is the simulator)."""
+
+
+class Listener:
+    """A node here subscribed to every output, counting messages per topic."""
+
+    def __init__(self):
+        """Create the node and its subscriptions (raw: nothing decoded here)."""
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('shutdown_listener', context=self.context)
+        self.counts = dict.fromkeys(TOPICS, 0)
+        for topic, kind in TOPICS.items():
+            self.node.create_subscription(
+                kind, topic, lambda _, topic=topic: self.counts.__setitem__(
+                    topic, self.counts[topic] + 1), 10, raw=True)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def spin_until(self, done, timeout_s: float = TIMEOUT_S) -> bool:
+        """Spin (taking every message) until done() or the timeout."""
+        deadline = time.monotonic() + timeout_s
+        while not done() and time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.005)
+        return done()
+
+    def close(self) -> None:
+        """Destroy the node and shut its context down."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+
+def handles_sigterm(pid: int) -> bool:
+    """Return whether `pid` catches SIGTERM: the stop handler is in place (Python does not)."""
+    try:
+        with open(f'/proc/{pid}/status', encoding='ascii') as status:
+            caught = next(line for line in status if line.startswith('SigCgt:'))
+    except (OSError, StopIteration):
+        return False
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
+def start(module: str, params: dict, tag: str, log_path) -> subprocess.Popen:
+    """Start `python -m module` with parameters, tagged, its output into a file."""
+    command = [sys.executable, '-m', module, '--ros-args']
+    for name, value in params.items():
+        command += ['-p', f'{name}:={value}']
+    with open(log_path, 'w', encoding='utf-8') as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                env=ros_process.tagged_environment(tag))
+
+
+def moments(node: str):
+    """Return the seeded (signal, counted from, delay) moments of a node, shuffled."""
+    rng = random.Random(f'{SEED}-{node}')
+    plan = []
+    for number, count in MOMENTS.items():
+        for k in range(count):
+            plan.append((number, 'running', rng.uniform(0.0, RUNNING_S)) if k % 2 else
+                        (number, 'start-up', rng.uniform(0.0, START_UP_S)))
+    rng.shuffle(plan)
+    return plan
+
+
+@pytest.mark.parametrize('node', list(NODES))
+def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path):
+    module, output, feeding_mode = NODES[node]
+    tag = f'{node}-{tmp_path}'
+    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    listener = Listener()
+    feeder = None
+    try:
+        if feeding_mode is not None:
+            feeder = start('rally_sim.ros.node', {'command_mode': feeding_mode}, tag,
+                           tmp_path / 'feeding_simulator.log')
+            assert listener.spin_until(lambda: listener.counts['odom'] > 0), \
+                (tmp_path / 'feeding_simulator.log').read_text()
+        for k, (number, counted_from, delay) in enumerate(moments(node)):
+            log_path = tmp_path / f'{k}.log'
+            what = f'{node} stopped by {number.name} {delay:.3f} s after its {counted_from}'
+            before = listener.counts[output]
+            process = start(module, {}, tag, log_path)
+            try:
+                if counted_from == 'start-up':
+                    ready = listener.spin_until(lambda: handles_sigterm(process.pid))
+                else:
+                    ready = listener.spin_until(lambda: listener.counts[output] > before)
+                assert ready and process.poll() is None, f'{what}: not ready: ' + \
+                    log_path.read_text()
+                listener.spin_until(lambda: False, delay)
+                process.send_signal(number)
+                ended = listener.spin_until(lambda: process.poll() is not None)
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            text = log_path.read_text()
+            assert ended and process.returncode == 0, f'{what}: exit {process.returncode}\n{text}'
+            assert 'Traceback' not in text, f'{what}:\n{text}'
+    finally:
+        if feeder is not None:
+            ros_process.stop(feeder)
+        listener.close()
+    assert feeder is None or feeder.returncode == 0, \
+        (tmp_path / 'feeding_simulator.log').read_text()
+    assert not ros_process.tagged_processes(tag)                     # no orphan
+    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments      # no segment left
