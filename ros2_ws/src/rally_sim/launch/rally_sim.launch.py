@@ -19,6 +19,7 @@ def generate_launch_description():
     surface = LaunchConfiguration('surface')
     namespace = LaunchConfiguration('namespace')
     use_sim_time = LaunchConfiguration('use_sim_time')
+    frame_prefix = PythonExpression(["'", namespace, "/' if '", namespace, "' else ''"])
     return LaunchDescription([
         DeclareLaunchArgument('vehicle', default_value='volvo_v40',
                               description='vehicle preset name or vehicle file'),
@@ -45,11 +46,12 @@ def generate_launch_description():
              namespace=namespace,
              parameters=[{'robot_description': robot_description,
                           'use_sim_time': use_sim_time,
-                          'frame_prefix': PythonExpression(
-                              ["'", namespace, "/' if '", namespace, "' else ''"])}],
+                          'frame_prefix': frame_prefix}],
              remappings=[('joint_states', 'robot_state_publisher/unused_joint_states')]),
         Node(package='rviz2', executable='rviz2', namespace=namespace,
-             arguments=['-d', os.path.join(share, 'rviz', 'rally_sim.rviz')],
+             # Fixed frame: this car's odom (its frames carry the namespace prefix).
+             arguments=['-d', os.path.join(share, 'rviz', 'rally_sim.rviz'),
+                        '-f', [frame_prefix, 'odom']],
              parameters=[{'use_sim_time': use_sim_time}],
              condition=IfCondition(LaunchConfiguration('rviz'))),
     ])

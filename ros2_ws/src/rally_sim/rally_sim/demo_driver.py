@@ -241,7 +241,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     Ctrl-C or SIGTERM (read from `stop`, see rally_sim.entry) is the
     normal end before the duration: the run's results are written.
     """
-    stop = stop or StopRequest()
+    stop = stop or StopRequest(tool=True)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     config = load_vehicle(vehicle_path(args.vehicle))
     folder = os.path.join(args.output, datetime.datetime.now().strftime('run-%Y%m%d-%H%M%S'))

@@ -7,41 +7,47 @@ ends the process quietly instead of with a KeyboardInterrupt traceback.
 Only the interpreter's own start-up, before its first line of ours, is not
 covered. Two phases:
 
-- until `StopRequest.hold()` nothing needs cleaning up: the first signal
-  raises `Stopped` where the process is, and it exits at once;
+- until `StopRequest.hold()` nothing needs cleaning up (no ROS context, no
+  child process): the handler ends the process on the spot. Not by raising
+  an exception, which could land in a callback from C (numba's compiler)
+  that prints and swallows it;
 - after it, a signal only sets a flag that the spin loop reads between
   callbacks, never inside one, so the process cleans up (flushes,
   destroys its nodes, shuts ROS down) and exits.
 """
 
 import importlib
+import os
 import signal
+import sys
 from typing import Optional
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Stopped(BaseException):
-    """Raised by the first SIGINT or SIGTERM while a process has nothing to clean up."""
+    """Raised by a tool that noticed the stop flag, to end its run where it is."""
 
     def __init__(self, number: int):
         """Remember which signal stopped the process."""
         super().__init__(signal.Signals(number).name)
         self.number = number
 
-    @property
-    def exit_status(self) -> int:
-        """Return the shell's status of a process stopped by this signal (128 + number)."""
-        return 128 + self.number
-
 
 class StopRequest:
-    """SIGINT and SIGTERM as `Stopped` at first, as a flag once `hold()` is called."""
+    """SIGINT and SIGTERM: the end of the process at first, a flag once `hold()` is called."""
 
-    def __init__(self):
-        """Install the handler for SIGINT and SIGTERM (call first thing in a process)."""
+    def __init__(self, tool: bool = False):
+        """
+        Install the handler for SIGINT and SIGTERM (call first thing in a process).
+
+        Before hold(), a node's process exits 0 quietly; a tool's (`tool`)
+        says it was stopped and exits 128 + the signal's number, as a
+        shell does: an interrupted run has no verdict.
+        """
         self.number: Optional[int] = None
-        self._raise = True
+        self._held = False
+        self._tool = tool
         for number in SIGNALS:
             signal.signal(number, self._on_signal)
 
@@ -52,16 +58,26 @@ class StopRequest:
 
     def hold(self) -> None:
         """From now on a signal only sets the flag: the caller checks it and cleans up."""
-        self._raise = False
-        if self.requested:
-            raise Stopped(self.number)
+        self._held = True
 
     def _on_signal(self, number: int, frame) -> None:
-        first = self.number is None
-        self.number = number if first else self.number
-        if self._raise and first:
-            self._raise = False     # a second signal during the clean-up changes nothing
-            raise Stopped(number)
+        if self.number is None:
+            self.number = number
+        if not self._held:
+            if self._tool:
+                print(stopped_message(number), flush=True)
+            sys.stdout.flush()
+            os._exit(stopped_status(number) if self._tool else 0)
+
+
+def stopped_message(number: int) -> str:
+    """Return what a tool says when a signal stopped it."""
+    return f'stopped by {signal.Signals(number).name}: no result'
+
+
+def stopped_status(number: int) -> int:
+    """Return a tool's exit status when a signal stopped it (a shell's 128 + number)."""
+    return 128 + number
 
 
 def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
@@ -74,15 +90,12 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
     moment, 2 on a bad parameter.
     """
     stop = StopRequest()
-    try:
-        node_module = importlib.import_module(module)
-        prepare = getattr(node_module, 'prepare', None)
-        if prepare is not None:
-            prepare()
-        from .ros.spinning import run_node
-        stop.hold()
-    except Stopped:
-        return 0
+    node_module = importlib.import_module(module)
+    prepare = getattr(node_module, 'prepare', None)
+    if prepare is not None:
+        prepare()
+    from .ros.spinning import run_node
+    stop.hold()
     return run_node(getattr(node_module, class_name), name, args, stop)
 
 
@@ -90,12 +103,13 @@ def run_tool(module: str, argv=None) -> int:
     """
     Run a command-line tool's `main(argv, stop)` with the stop handler installed first.
 
-    The tool calls `stop.hold()` once it has something to clean up; a
-    signal before that exits with 128 + its number and a one-line message.
+    The tool calls `stop.hold()` once it has something to clean up (from
+    then on it checks the flag, and may raise Stopped once it has); a signal
+    exits with 128 + its number and a one-line message.
     """
-    stop = StopRequest()
+    stop = StopRequest(tool=True)
     try:
         return importlib.import_module(module).main(argv, stop)
     except Stopped as stopped:
-        print(f'stopped by {stopped}', flush=True)
-        return stopped.exit_status
+        print(stopped_message(stopped.number), flush=True)
+        return stopped_status(stopped.number)

@@ -477,7 +477,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     On Ctrl-C or SIGTERM (`stop`, see rally_sim.entry) the simulator and the
     controller are stopped and Stopped is raised: there is no verdict.
     """
-    stop = stop or StopRequest()
+    stop = stop or StopRequest(tool=True)
     parser = argparse.ArgumentParser(prog='./rally scenario', description=__doc__.split('\n\n')[0])
     parser.add_argument('scenario', help='shipped scenario name (path_follow) or a YAML file')
     parser.add_argument('--output', default='out', help='folder for the report (default out)')

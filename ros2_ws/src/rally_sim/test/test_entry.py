@@ -11,7 +11,6 @@ checked does not depend on how fast the machine is.
 """
 
 import glob
-import os
 import random
 import signal
 import subprocess
@@ -27,11 +26,12 @@ from rclpy.executors import SingleThreadedExecutor
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from support import ros_process
+from support.scenarios import short_scenario
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 SEED = 20261123
-MOMENTS = {signal.SIGINT: 20, signal.SIGTERM: 4}
+MOMENTS = {signal.SIGINT: 20, signal.SIGTERM: 2}
 START_UP_S = 2.0
 """Moments counted from the stop handler's installation fall in [0, this)..."""
 RUNNING_S = 0.5
@@ -158,3 +158,78 @@ def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path
         (tmp_path / 'feeding_simulator.log').read_text()
     assert not ros_process.tagged_processes(tag)                     # no orphan
     assert not set(glob.glob('/dev/shm/fastdds_*')) - segments      # no segment left
+
+
+def start_tool(module: str, args, tag: str, log_path) -> subprocess.Popen:
+    """Start `python -m module args` (a tool: runner or demo), tagged, output into a file."""
+    with open(log_path, 'w', encoding='utf-8') as log:
+        return subprocess.Popen([sys.executable, '-m', module, *map(str, args)], stdout=log,
+                                stderr=subprocess.STDOUT, env=ros_process.tagged_environment(tag))
+
+
+def wait_for(done, timeout_s: float = TIMEOUT_S) -> bool:
+    """Wait (polling) until done() or the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return done()
+
+
+def stop_tool_at(process: subprocess.Popen, ready, delay_s: float, number: int) -> None:
+    """Send `number` to a tool `delay_s` after ready(); wait until it exits."""
+    try:
+        assert wait_for(ready) and process.poll() is None, 'the tool was not ready in time'
+        time.sleep(delay_s)
+        process.send_signal(number)
+        assert wait_for(lambda: process.poll() is not None), 'the tool did not exit'
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def logs_without_traceback(folder) -> None:
+    """Assert that no log under `folder` holds a traceback."""
+    for log in folder.rglob('*.log'):
+        assert 'Traceback' not in log.read_text(), f'{log}:\n{log.read_text()}'
+
+
+@pytest.mark.parametrize('counted_from', ['start-up', 'running'])
+@pytest.mark.parametrize('number', [signal.SIGINT, signal.SIGTERM])
+def test_scenario_runner_stopped_by_a_signal_stops_its_processes_and_has_no_verdict(
+        counted_from, number, tmp_path):
+    tag = f'runner-{tmp_path}'
+    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    scenario = short_scenario(tmp_path, 'stopped', duration_s=3600.0, stop_after_laps=0)
+    rng = random.Random(f'{SEED}-runner-{counted_from}-{number.name}')
+    process = start_tool('rally_sim.scenario', [scenario, '--output', tmp_path / 'out'], tag,
+                         tmp_path / 'runner.log')
+    if counted_from == 'start-up':      # imports, set-up, the simulator starting
+        stop_tool_at(process, lambda: handles_sigterm(process.pid),
+                     rng.uniform(0.0, START_UP_S), number)
+    else:                               # the controller is answering
+        stop_tool_at(process, lambda: list((tmp_path / 'out').glob('*/controller.log')),
+                     rng.uniform(0.0, 3.0), number)
+    text = (tmp_path / 'runner.log').read_text()
+    assert process.returncode == 128 + number, text
+    assert f'stopped by {number.name}: no result' in text and 'Traceback' not in text, text
+    assert not list((tmp_path / 'out').glob('*/report.json'))
+    logs_without_traceback(tmp_path / 'out')
+    assert not ros_process.tagged_processes(tag)                     # no orphan
+    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments      # no segment left
+
+
+def test_demo_ends_on_ctrl_c_with_its_results(tmp_path):
+    tag = f'demo-{tmp_path}'
+    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    process = start_tool('rally_sim.demo', ['--driver', 'manoeuvre', '--duration', '600',
+                                            '--output', tmp_path / 'out'], tag,
+                         tmp_path / 'demo.log')
+    stop_tool_at(process, lambda: '| speed ' in (tmp_path / 'demo.log').read_text(), 0.5,
+                 signal.SIGINT)
+    text = (tmp_path / 'demo.log').read_text()
+    assert process.returncode == 0 and 'Traceback' not in text, text
+    assert 'wrote ' in text and list((tmp_path / 'out').glob('*/run.csv')), text
+    logs_without_traceback(tmp_path / 'out')
+    assert not ros_process.tagged_processes(tag)
+    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments

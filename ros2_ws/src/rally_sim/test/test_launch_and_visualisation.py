@@ -1,8 +1,10 @@
 """Launch files, URDF and RViz configuration: correct by construction, checked here."""
 
+import ast
 import importlib.util
 import os
 import py_compile
+import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -11,6 +13,7 @@ import yaml
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAUNCH_FILES = ['rally_sim.launch.py', 'two_cars.launch.py']
+README = os.path.join(PACKAGE, '..', '..', '..', 'README.md')
 
 
 @pytest.mark.parametrize('name', LAUNCH_FILES)
@@ -64,3 +67,44 @@ def test_parameter_file_declares_only_known_parameters():
     assert set(params) == set(SPECS)
     for name, value in params.items():
         assert type(value) is type(SPECS[name].default), name
+
+
+def declared_arguments(name: str) -> dict:
+    """Return {argument: default or None when not a literal} of a launch file, parsed."""
+    with open(os.path.join(PACKAGE, 'launch', name), encoding='utf-8') as source:
+        tree = ast.parse(source.read())
+    declared = {}
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and getattr(call.func, 'id', '') == 'DeclareLaunchArgument':
+            default = next((k.value for k in call.keywords if k.arg == 'default_value'), None)
+            assert isinstance(call.args[0], ast.Constant), ast.dump(call)
+            declared[call.args[0].value] = (
+                default.value if isinstance(default, ast.Constant) else None)
+    return declared
+
+
+def readme_arguments(name: str) -> dict:
+    """Return {argument: default, None if in words} listed for a launch file in the README."""
+    with open(os.path.join(README), encoding='utf-8') as stream:
+        section = stream.read().split('### Launch files', 1)[1].split('\n## ', 1)[0]
+    block = section.split(f'`{name}`:', 1)[1].split('\n\n`', 1)[0]
+    listed = {}
+    for line in block.splitlines():
+        for argument, default in re.findall(r'`(\w+)` \(default ([^)]*)\)', line):
+            listed[argument] = (default.strip('`') if default.startswith('`') else
+                                '' if default == 'empty' else None)
+    return listed
+
+
+@pytest.mark.parametrize('name', LAUNCH_FILES)
+def test_readme_lists_each_launch_file_argument_with_its_default(name):
+    declared = declared_arguments(name)
+    assert readme_arguments(name) == declared
+
+
+def test_two_car_launch_takes_the_one_car_arguments_per_car():
+    one_car = set(declared_arguments('rally_sim.launch.py'))
+    two_cars = set(declared_arguments('two_cars.launch.py'))
+    per_car = {'namespace', 'vehicle', 'surface'}
+    assert two_cars == (one_car - per_car - {'publish_clock'}) | {
+        f'{car}_{argument}' for car in ('car1', 'car2') for argument in per_car}

@@ -9,9 +9,8 @@ import sys
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
-from rally_sim.resources import config_file
 from support import ros_process
-import yaml
+from support.scenarios import short_scenario
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -24,17 +23,6 @@ def run_scenario(scenario, output, *extra, tag=''):
     reports = sorted(output.glob('scenario-*/report.json'))
     report = json.loads(reports[-1].read_text()) if reports else None
     return result, report
-
-
-def short_scenario(tmp_path, name, **changes):
-    with open(config_file('scenarios/path_follow.yaml'), encoding='utf-8') as stream:
-        spec = yaml.safe_load(stream)
-    spec.update(name=name, duration_s=8.0,
-                thresholds={'cross_track_max_m': {'max': 1.0}, 'off_road_time_s': {'max': 0.0}})
-    spec.update(changes)
-    path = tmp_path / f'{name}.yaml'
-    path.write_text(yaml.safe_dump(spec))
-    return path
 
 
 @pytest.mark.parametrize('name', ['path_follow', 'drift_skid_pad'])
