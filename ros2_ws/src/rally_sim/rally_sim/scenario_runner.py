@@ -176,6 +176,8 @@ class Observer:
                 return False
             for process in processes:
                 if process.poll() is not None:
+                    if self.stop.requested:     # Ctrl-C reached the whole process group
+                        raise Stopped(self.stop.number)
                     raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
                                        f'{process.returncode}')
             self.executor.spin_once(timeout_sec=0.01)

@@ -11,6 +11,7 @@ checked does not depend on how fast the machine is.
 """
 
 import glob
+import os
 import random
 import signal
 import subprocess
@@ -161,10 +162,16 @@ def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path
 
 
 def start_tool(module: str, args, tag: str, log_path) -> subprocess.Popen:
-    """Start `python -m module args` (a tool: runner or demo), tagged, output into a file."""
+    """
+    Start `python -m module args` (a tool: runner or demo), tagged, output into a file.
+
+    In a process group of its own, as a shell's foreground job: Ctrl-C in a
+    terminal signals the whole group, the tool and the processes it started.
+    """
     with open(log_path, 'w', encoding='utf-8') as log:
         return subprocess.Popen([sys.executable, '-m', module, *map(str, args)], stdout=log,
-                                stderr=subprocess.STDOUT, env=ros_process.tagged_environment(tag))
+                                stderr=subprocess.STDOUT, env=ros_process.tagged_environment(tag),
+                                start_new_session=True)
 
 
 def wait_for(done, timeout_s: float = TIMEOUT_S) -> bool:
@@ -176,11 +183,19 @@ def wait_for(done, timeout_s: float = TIMEOUT_S) -> bool:
 
 
 def stop_tool_at(process: subprocess.Popen, ready, delay_s: float, number: int) -> None:
-    """Send `number` to a tool `delay_s` after ready(); wait until it exits."""
+    """
+    Signal a tool `delay_s` after ready(); wait until it exits.
+
+    SIGINT goes to its process group (Ctrl-C in a terminal), SIGTERM to the
+    tool alone (`kill`).
+    """
     try:
         assert wait_for(ready) and process.poll() is None, 'the tool was not ready in time'
         time.sleep(delay_s)
-        process.send_signal(number)
+        if number == signal.SIGINT:
+            os.killpg(process.pid, number)
+        else:
+            process.send_signal(number)
         assert wait_for(lambda: process.poll() is not None), 'the tool did not exit'
     finally:
         if process.poll() is None:
