@@ -13,7 +13,8 @@ answered it with commands stamped with the state's time. Nothing sits between
 the two; the runner only watches the states (and records the bag when
 recording). So the same scenario gives the same result every time. It writes
 report.json and report.png, prints a summary, and exits 1 if a threshold
-fails (2: a bad scenario file).
+fails (2: a bad scenario file; 130 or 143: stopped by Ctrl-C or SIGTERM,
+after stopping the simulator and the controller, with no verdict).
 """
 
 import argparse
