@@ -2,8 +2,8 @@
 
 import time
 
-import rclpy
 from rally_sim.ros.simulator_node import SimulatorNode
+import rclpy
 
 
 def test_real_time_counts_from_the_first_tick_not_from_construction():
