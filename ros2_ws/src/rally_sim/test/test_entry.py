@@ -10,7 +10,6 @@ segment is new. The moments are waited for in wall time, but what is
 checked does not depend on how fast the machine is.
 """
 
-import glob
 import os
 import random
 import signal
@@ -120,7 +119,7 @@ def moments(node: str):
 def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path):
     module, output, feeding_mode = NODES[node]
     tag = f'{node}-{tmp_path}'
-    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    segments = ros_process.shm_segments()
     listener = Listener()
     feeder = None
     try:
@@ -158,7 +157,7 @@ def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path
     assert feeder is None or feeder.returncode == 0, \
         (tmp_path / 'feeding_simulator.log').read_text()
     assert not ros_process.tagged_processes(tag)                     # no orphan
-    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments      # no segment left
+    assert not ros_process.leaked_shm_segments(segments)   # no segment left
 
 
 def start_tool(module: str, args, tag: str, log_path) -> subprocess.Popen:
@@ -214,7 +213,7 @@ def logs_without_traceback(folder) -> None:
 def test_scenario_runner_stopped_by_a_signal_stops_its_processes_and_has_no_verdict(
         counted_from, number, tmp_path):
     tag = f'runner-{tmp_path}'
-    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    segments = ros_process.shm_segments()
     scenario = short_scenario(tmp_path, 'stopped', duration_s=3600.0, stop_after_laps=0)
     rng = random.Random(f'{SEED}-runner-{counted_from}-{number.name}')
     process = start_tool('rally_sim.scenario', [scenario, '--output', tmp_path / 'out'], tag,
@@ -231,12 +230,12 @@ def test_scenario_runner_stopped_by_a_signal_stops_its_processes_and_has_no_verd
     assert not list((tmp_path / 'out').glob('*/report.json'))
     logs_without_traceback(tmp_path / 'out')
     assert not ros_process.tagged_processes(tag)                     # no orphan
-    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments      # no segment left
+    assert not ros_process.leaked_shm_segments(segments)   # no segment left
 
 
 def test_demo_ends_on_ctrl_c_with_its_results(tmp_path):
     tag = f'demo-{tmp_path}'
-    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    segments = ros_process.shm_segments()
     process = start_tool('rally_sim.demo', ['--driver', 'manoeuvre', '--duration', '600',
                                             '--output', tmp_path / 'out'], tag,
                          tmp_path / 'demo.log')
@@ -247,4 +246,4 @@ def test_demo_ends_on_ctrl_c_with_its_results(tmp_path):
     assert 'wrote ' in text and list((tmp_path / 'out').glob('*/run.csv')), text
     logs_without_traceback(tmp_path / 'out')
     assert not ros_process.tagged_processes(tag)
-    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments
+    assert not ros_process.leaked_shm_segments(segments)

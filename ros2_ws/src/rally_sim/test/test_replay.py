@@ -109,4 +109,4 @@ def test_bad_vehicle_override_exits_2(tmp_path):
     result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
                     str(tmp_path / 'out.csv'), '--set', 'tyres.front.mu=-1')
     assert result.returncode == 2
-    assert "'tyres.front.mu' = -1.0 is out of range" in result.stderr
+    assert "'tyres.front.mu' = -1 is out of range" in result.stderr

@@ -1,6 +1,5 @@
 """The scenario runner: built-in scenario passes, runs are identical, a bad controller fails."""
 
-import glob
 import json
 import os
 import subprocess
@@ -66,13 +65,13 @@ def test_same_scenario_twice_gives_identical_metrics_and_records_a_bag(tmp_path)
 def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reason):
     scenario = short_scenario(tmp_path, mode, controller={'command': [
         'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), mode, '2.0']})
-    segments = set(glob.glob('/dev/shm/fastdds_*'))
+    segments = ros_process.shm_segments()
     result, report = run_scenario(scenario, tmp_path, tag=str(tmp_path))
     assert result.returncode == 1, result.stdout + result.stderr
     assert reason in result.stderr
     assert report is None
     assert not ros_process.tagged_processes(str(tmp_path))     # no orphan process
-    assert not set(glob.glob('/dev/shm/fastdds_*')) - segments  # no shared memory left
+    assert not ros_process.leaked_shm_segments(segments)  # no shared memory left
 
 
 def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):

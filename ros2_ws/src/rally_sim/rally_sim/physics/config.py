@@ -1,8 +1,9 @@
 """
 Vehicle files: YAML, validated on load against one declared schema.
 
-Every key is declared once below with its type, allowed range and meaning.
-An unknown key, a missing key, a wrong type, a non-finite or out-of-range
+Every key is declared once below with its type, allowed range and meaning,
+and, for the keys a file may leave out, its default. An unknown key, a
+missing key, a wrong type, a non-finite or out-of-range
 value is a ConfigError that names the key and what is allowed.
 """
 
@@ -15,10 +16,11 @@ import yaml
 
 from .files import read_yaml
 from .integrators import INTEGRATORS
-from .model import ModelParams
+from .model import LOAD_DOCUMENT, LOAD_EXACT, ModelParams
 from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
 
 SLIP_MODELS = {'document': SLIP_DOCUMENT, 'regularized': SLIP_REGULARIZED}
+LOAD_TRANSFERS = {'exact': LOAD_EXACT, 'document': LOAD_DOCUMENT}
 
 
 class ConfigError(ValueError):
@@ -26,13 +28,18 @@ class ConfigError(ValueError):
 
 
 class Field(NamedTuple):
-    """One key of the vehicle file: type, range or choices, and meaning."""
+    """
+    One key of the vehicle file: type, range or choices, meaning and default.
+
+    A key without a default (None) must be in every vehicle file.
+    """
 
     kind: type
     low: Optional[float]
     high: Optional[float]
     description: str
     choices: Tuple[str, ...] = ()
+    default: Any = None
 
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
@@ -80,6 +87,13 @@ FIELDS: Dict[str, Field] = {
     'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS)),
     'low_speed_m_s': Field(
         float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s]'),
+    'load_transfer': Field(
+        str, None, None, "wheel loads: 'exact' solves the coupled loads and lifts a wheel "
+        "whose load would go negative; 'document' runs document 002's fixed-point "
+        'iteration (its formula, negative loads kept, no force from an unloaded tyre)',
+        tuple(LOAD_TRANSFERS), 'exact'),
+    'load_transfer_iterations': Field(
+        int, 0, 1000, "most passes of the 'document' load iteration", (), 8),
 }
 
 
@@ -107,12 +121,17 @@ def check_value(key: str, value: Any) -> Any:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"key '{key}' = {value!r} must be a number: {spec.description}")
-    value = float(value)
-    if not math.isfinite(value) or not spec.low <= value <= spec.high:
+    number = float(value)
+    if not math.isfinite(number) or not spec.low <= number <= spec.high:
         raise ConfigError(
             f"key '{key}' = {value!r} is out of range [{spec.low:g}, {spec.high:g}]: "
             f'{spec.description}')
-    return value
+    if spec.kind is int:
+        if not number.is_integer():
+            raise ConfigError(f"key '{key}' = {value!r} must be a whole number: "
+                              f'{spec.description}')
+        return int(number)
+    return number
 
 
 @dataclass(frozen=True)
@@ -157,7 +176,9 @@ class VehicleConfig:
             slip_model=SLIP_MODELS[v['slip_model']],
             low_speed_m_s=v['low_speed_m_s'],
             steer_rate_rad_s=v['steering.max_rate_rad_s'],
-            steer_time_constant_s=v['steering.time_constant_s'])
+            steer_time_constant_s=v['steering.time_constant_s'],
+            load_transfer=LOAD_TRANSFERS[v['load_transfer']],
+            load_transfer_iterations=v['load_transfer_iterations'])
 
 
 def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
@@ -169,10 +190,12 @@ def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
         values = {key: check_value(key, value) for key, value in flat.items()}
     except ConfigError as error:
         raise ConfigError(f'{source}: {error}') from None
-    missing = [key for key in FIELDS if key not in values]
+    missing = [key for key, spec in FIELDS.items()
+               if key not in values and spec.default is None]
     if missing:
         raise ConfigError(f"{source}: missing key(s) {', '.join(missing)}")
-    return VehicleConfig(values)
+    defaults = {key: spec.default for key, spec in FIELDS.items() if key not in values}
+    return VehicleConfig({**defaults, **values})
 
 
 def load_vehicle(path: str, overrides: Iterable[str] = ()) -> VehicleConfig:

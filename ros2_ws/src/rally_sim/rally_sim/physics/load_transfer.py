@@ -19,6 +19,11 @@ by fixed-point iteration: in closed form with all wheels down, else by a 4x4
 lifted: its load is zero (and so is its force), and the remaining wheels carry
 the car through R1-R3, dropping first the warp condition, then, with two wheels
 left, the balance they cannot meet. Loads always sum to m g.
+
+Document mode (vehicle key load_transfer: document) instead runs the
+document's own fixed-point iteration (document_loads_work): its formula's
+loads, negative ones included, and no force from a tyre whose load is not
+positive.
 """
 
 import numpy as np
@@ -83,6 +88,9 @@ def _fill_system(support: int, n: int, ax: np.ndarray, ay: np.ndarray, wheelbase
         b[row] = weight if condition == 0 else (pitch if condition == 1 else 0.0)
 
 
+DOCUMENT_TOLERANCE_N = 1e-10
+"""Document 002's stopping tolerance of its load iteration [N]."""
+
 AX, AY, LOAD, SYSTEM, RHS = 0, 1, 4, 8, 12
 """Rows of the (at least 13 x 4) work array of wheel_loads_work(): inputs a_x and
 a_y, output loads, and scratch (SYSTEM: 4 rows, RHS: 1 row)."""
@@ -131,6 +139,47 @@ def wheel_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_front:
             return
     wheel_loads_into(work[AX], work[AY], mass, gravity, cg_to_front, cg_to_rear, half_track,
                      cg_height, work[LOAD], work[SYSTEM:SYSTEM + 4], work[RHS])
+
+
+@njit
+def document_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_front: float,
+                        cg_to_rear: float, half_track: float, cg_height: float,
+                        iterations: int) -> None:
+    """
+    Document 002's own load transfer on the rows of a work array (document mode).
+
+    The document's fixed-point iteration as its reference code runs it: from
+    the static loads, at most `iterations` passes of "forces at these loads,
+    then the formula's loads from their totals", stopping once no load moves
+    by more than DOCUMENT_TOLERANCE_N. A load may come out negative (the
+    formula knows no lift); a tyre whose load is not positive gives no force,
+    in the iteration and in the caller (model._chassis).
+    """
+    wheelbase = cg_to_front + cg_to_rear
+    weight = mass * gravity
+    base_front = 0.5 * weight * cg_to_rear / wheelbase
+    base_rear = 0.5 * weight * cg_to_front / wheelbase
+    gx_front = -cg_height / (2.0 * wheelbase)
+    gy_right = cg_height / (4.0 * half_track)
+    for i in range(4):
+        work[LOAD, i] = base_front if i < 2 else base_rear
+    for _ in range(iterations):
+        force_x = 0.0
+        force_y = 0.0
+        for i in range(4):
+            load = work[LOAD, i]
+            if load > 0.0:
+                force_x += work[AX, i] * load
+                force_y += work[AY, i] * load
+        change = 0.0
+        for i in range(4):
+            base = base_front if i < 2 else base_rear
+            gx = gx_front if i < 2 else -gx_front
+            load = base + gx * force_x + _SIDE[i] * gy_right * force_y
+            change = max(change, abs(load - work[LOAD, i]))
+            work[LOAD, i] = load
+        if change <= DOCUMENT_TOLERANCE_N:
+            return
 
 
 @njit

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .jit import njit, njit_inline
-from .load_transfer import AX, AY, LOAD, wheel_loads_work
+from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
@@ -32,8 +32,10 @@ DIAG_SIZE = 6
  P_GRAVITY) = range(9)
 P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
 (P_DRAG, P_ROLLING, P_ACKERMANN, P_SLIP_MODEL, P_LOW_SPEED, P_STEER_RATE,
- P_STEER_TAU) = range(21, 28)
-PARAM_SIZE = 28
+ P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS) = range(21, 30)
+PARAM_SIZE = 30
+LOAD_EXACT, LOAD_DOCUMENT = 0, 1
+"""P_LOAD_TRANSFER: the exact solve with wheel lift, or document 002's iteration."""
 
 # Rows of the per-wheel work array (WHEEL_ROWS x 4) the kernels compute in.
 # Rows 0, 1, 4, 8-12 are load_transfer's (a_x, a_y, loads, its scratch).
@@ -73,6 +75,8 @@ class ModelParams(NamedTuple):
     low_speed_m_s: float
     steer_rate_rad_s: float
     steer_time_constant_s: float
+    load_transfer: int = LOAD_EXACT
+    load_transfer_iterations: int = 8
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -81,7 +85,8 @@ class ModelParams(NamedTuple):
                 self.half_track_m, self.cg_height_m, self.gravity_m_s2]
         tail = [self.drag_kg_m, self.rolling_resistance_n_s_m, self.ackermann,
                 float(self.slip_model), self.low_speed_m_s, self.steer_rate_rad_s,
-                self.steer_time_constant_s]
+                self.steer_time_constant_s, float(self.load_transfer),
+                float(self.load_transfer_iterations)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
                                tail]).astype(np.float64)
 
@@ -191,8 +196,12 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
     radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
-    # A.7: loads, solved exactly with the forces they produce.
-    wheel_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT])
+    # A.7: loads, solved exactly with the forces they produce (or as the document does).
+    if p[P_LOAD_TRANSFER] == LOAD_DOCUMENT:
+        document_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT],
+                            int(p[P_LOAD_ITERATIONS]))
+    else:
+        wheel_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT])
     force_x = 0.0
     force_y = 0.0
     moment_z = 0.0
@@ -200,6 +209,10 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
         px = lf if i < 2 else -lr
         py = c if i % 2 == 0 else -c
         load = wheel[W_LOAD, i]
+        if with_diag:
+            diag[2, i] = load
+        if load < 0.0:        # document mode: the formula's load, no force
+            load = 0.0
         fx = wheel[W_AX, i] * load
         fy = wheel[W_AY, i] * load
         force_x += fx
@@ -208,7 +221,6 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
         tyre_fx = wheel[W_UNIT_X, i] * load
         vectors[dz_row, 3 + i] = (command[C_DRIVE + i] - tyre_fx * radius) / inertia
         if with_diag:
-            diag[2, i] = load
             diag[3, i] = tyre_fx
             diag[4, i] = wheel[W_UNIT_Y, i] * load
     # Reference 003: drag -C_drag |v| v and rolling resistance -C_rr v, at the CG.

@@ -41,6 +41,12 @@ def v40_tree():
     (lambda t: t.update(integrator='verlet'), "'integrator' = 'verlet' must be one of"),
     (lambda t: t['steering'].update(ackermann=1.5), r"'steering.ackermann' = 1.5 is out of "
                                                     r'range \[0, 1\]'),
+    (lambda t: t.update(load_transfer='guess'), r"'load_transfer' = 'guess' must be one of "
+                                                r"\['exact', 'document'\]"),
+    (lambda t: t.update(load_transfer_iterations=2.5), "'load_transfer_iterations' = 2.5 must "
+                                                       'be a whole number'),
+    (lambda t: t.update(load_transfer_iterations=-1), r"'load_transfer_iterations' = -1 is out "
+                                                      r'of range \[0, 1000\]'),
 ])
 def test_bad_vehicle_files_name_the_key(tmp_path, mutate, message):
     tree = v40_tree()
@@ -59,6 +65,15 @@ def test_not_a_mapping_and_not_yaml(tmp_path):
         load_vehicle(str(path))
     with pytest.raises(ConfigError, match='cannot read'):
         load_vehicle(str(tmp_path / 'missing.yaml'))
+
+
+def test_keys_with_a_default_may_be_left_out(tmp_path):
+    tree = v40_tree()
+    assert 'load_transfer' not in tree
+    config = load_vehicle(write(tmp_path, tree))
+    assert config['load_transfer'] == 'exact' and config['load_transfer_iterations'] == 8
+    tree['load_transfer_iterations'] = 20
+    assert load_vehicle(write(tmp_path, tree))['load_transfer_iterations'] == 20
 
 
 def test_overrides_are_validated_too():

@@ -46,12 +46,13 @@ def document_step(z, pose, delta, t_rl, t_rr, dt, p=V40):
     wb = p['lf'] + p['lr']
     fz = np.array([p['lr'], p['lr'], p['lf'], p['lf']]) * p['m'] * p['g'] / (2 * wb)
     for _ in range(100):   # the document's fixed-point iteration, run to convergence
-        fx_tot = sum(u[2] * f for u, f in zip(unit, fz))
-        fy_tot = sum(u[3] * f for u, f in zip(unit, fz))
+        fx_tot = sum(u[2] * f for u, f in zip(unit, fz) if f > 0)   # no load, no force
+        fy_tot = sum(u[3] * f for u, f in zip(unit, fz) if f > 0)
         base = 2 * p['c'] * p['g'] * p['m']
         lon, lat = 2 * p['c'] * p['h'] * fx_tot, p['h'] * wb * fy_tot
         fz = np.array([p['lr'] * base - lon - lat, p['lr'] * base - lon + lat,
                        p['lf'] * base + lon - lat, p['lf'] * base + lon + lat]) / (4 * p['c'] * wb)
+    fz = np.maximum(fz, 0.0)        # the formula's load may be negative: that tyre has no force
     fx = [u[2] * f for u, f in zip(unit, fz)]
     fy = [u[3] * f for u, f in zip(unit, fz)]
     dz = np.array([
@@ -68,17 +69,20 @@ def document_step(z, pose, delta, t_rl, t_rr, dt, p=V40):
     return z, (x, y, yaw + z[2] * dt)
 
 
-@pytest.mark.parametrize('name, steps', [('u_turn', 700), ('drift', 82)])
-def test_document_mode_is_exactly_the_document_step(v40_document, name, steps):
-    # The drift lifts its rear-left wheel at step 82; from there the document's
-    # formula would give it a negative load, which rally_sim lifts instead.
-    scenario = document_scenario(name)
-    speed = scenario.initial_speed_m_s
-    car = Vehicle(v40_document)
+def converged_document_car(config, speed):
+    """Return a document-mode car whose load iteration runs to convergence."""
+    car = Vehicle(config.with_overrides({'load_transfer_iterations': 100}))
     car.reset(vx=speed)
+    return car
+
+
+def test_document_mode_follows_the_document_over_the_u_turn(v40_document):
+    scenario = document_scenario('u_turn')
+    speed = scenario.initial_speed_m_s
+    car = converged_document_car(v40_document, speed)
     z = np.array([speed, 0.0, 0.0] + [speed / 0.327] * 4)
     pose = (0.0, 0.0, 0.0)
-    for k in range(steps):
+    for k in range(len(scenario.inputs.steer)):
         torque = scenario.inputs.drive[k, 2]
         z, pose = document_step(z, pose, scenario.inputs.steer[k], torque, torque, 0.01)
         car.set_command(Command(steer_rad=scenario.inputs.steer[k],
@@ -86,7 +90,38 @@ def test_document_mode_is_exactly_the_document_step(v40_document, name, steps):
         car.step(0.01)
         assert car.state[VX:OMEGA + 4] == pytest.approx(z, rel=1e-7, abs=1e-9), k
         assert car.state[[X, Y, YAW]] == pytest.approx(pose, rel=1e-7, abs=1e-9), k
-    assert np.all(car.wheels().normal_load_n >= 0.0)
+
+
+def test_document_mode_takes_the_document_step_at_every_step_of_the_drift(v40_document):
+    # The drift gives the rear-left wheel a negative load (the formula's) at
+    # 19 steps: the document keeps it and zeroes that tyre's force. Along the
+    # document's own trajectory, every one of the 700 steps is compared (the
+    # trajectories themselves part after ~350 steps: the document's step is
+    # chaotic there and amplifies a 1e-15 nudge to O(1) within 250 steps).
+    scenario = document_scenario('drift')
+    speed = scenario.initial_speed_m_s
+    car = converged_document_car(v40_document, speed)
+    z = np.array([speed, 0.0, 0.0] + [speed / 0.327] * 4)
+    pose = (0.0, 0.0, 0.0)
+    negative = 0
+    for k in range(len(scenario.inputs.steer)):
+        car.state[VX:OMEGA + 4] = z
+        car.state[[X, Y, YAW]] = pose
+        torque = scenario.inputs.drive[k, 2]
+        z, pose = document_step(z, pose, scenario.inputs.steer[k], torque, torque, 0.01)
+        car.set_command(Command(steer_rad=scenario.inputs.steer[k],
+                                drive_torque_n_m=scenario.inputs.drive[k]))
+        car.step(0.01)
+        assert car.state[VX:OMEGA + 4] == pytest.approx(z, rel=1e-9, abs=1e-9), k
+        assert car.state[[X, Y, YAW]] == pytest.approx(pose, rel=1e-9, abs=1e-9), k
+        wheels = car.wheels()
+        if np.any(wheels.normal_load_n < 0.0):
+            negative += 1
+            lifted = wheels.normal_load_n < 0.0
+            assert np.all(wheels.force_x_n[lifted] == 0.0)
+            assert np.all(wheels.force_y_n[lifted] == 0.0)
+        assert np.sum(wheels.normal_load_n) == pytest.approx(1600.0 * 9.82, rel=1e-12)
+    assert negative >= 10        # the steps this test is about were met
 
 
 def test_steady_cornering_matches_single_track_theory(v40):
