@@ -13,7 +13,7 @@ from rally_sim.physics import Vehicle
 from rally_sim.physics.scenarios import document_scenario
 from rally_sim.physics.trajectory import simulate, STATE_COLUMNS
 from rally_sim.replay import read_inputs, write_inputs
-from support.vehicles import vehicle, vehicle_file
+from support.vehicles import PRESETS, vehicle, vehicle_file
 
 
 def replay(*args):
@@ -49,6 +49,18 @@ def test_document_u_turn_replay_matches_the_library(tmp_path):
     for i, name in enumerate(header):
         assert np.array_equal(data[:, i], expected[name]), name    # full precision
     assert plot.stat().st_size > 20000
+
+
+@pytest.mark.parametrize('preset', PRESETS)
+def test_every_preset_replays(tmp_path, preset):
+    inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
+    write_inputs(inputs, document_scenario('u_turn', duration_s=2.0).inputs)
+    result = replay('--vehicle', preset, '--inputs', str(inputs), '--output', str(output),
+                    '--initial-speed', '8')
+    assert result.returncode == 0, result.stderr
+    header, data = read_output(output)
+    assert data.shape == (201, len(header)) and np.all(np.isfinite(data))
+    assert data[-1, header.index('yaw')] > 0.03            # it turned left, as steered
 
 
 def test_preset_name_overrides_and_brake_columns(tmp_path):

@@ -16,11 +16,16 @@ import yaml
 
 from .files import read_yaml
 from .integrators import INTEGRATORS
-from .model import LOAD_DOCUMENT, LOAD_EXACT, ModelParams
+from .model import FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, ModelParams
 from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
 
 SLIP_MODELS = {'document': SLIP_DOCUMENT, 'regularized': SLIP_REGULARIZED}
 LOAD_TRANSFERS = {'exact': LOAD_EXACT, 'document': LOAD_DOCUMENT}
+MODELS = {'four_wheel': FOUR_WHEEL, 'kinematic_bicycle': KINEMATIC_BICYCLE}
+"""Vehicle models by their name in the vehicle file's `model` key."""
+ALL = tuple(MODELS)
+TYRE_MODELS = ('four_wheel',)
+"""The models with tyres that slip (the kinematic bicycle has none)."""
 
 
 class ConfigError(ValueError):
@@ -31,7 +36,8 @@ class Field(NamedTuple):
     """
     One key of the vehicle file: type, range or choices, meaning and default.
 
-    A key without a default (None) must be in every vehicle file.
+    A key without a default (None) must be in every vehicle file of the
+    models that use it (`models`); a file of another model may not set it.
     """
 
     kind: type
@@ -40,21 +46,27 @@ class Field(NamedTuple):
     description: str
     choices: Tuple[str, ...] = ()
     default: Any = None
+    models: Tuple[str, ...] = ALL
 
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
+    tyre = {'models': TYRE_MODELS}
     return {
-        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient'),
-        f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B'),
-        f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C'),
-        f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D'),
+        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient', **tyre),
+        f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B', **tyre),
+        f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C', **tyre),
+        f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D', **tyre),
     }
 
 
 FIELDS: Dict[str, Field] = {
     'name': Field(str, None, None, 'vehicle name'),
+    'model': Field(str, None, None, "vehicle model: 'four_wheel' (document 002's, with tyres "
+                   "that slip) or 'kinematic_bicycle' (reference 001: wheels roll where they "
+                   'point)', ALL, 'four_wheel'),
     'mass_kg': Field(float, 1.0, 100000.0, 'total mass [kg]'),
-    'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]'),
+    'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]',
+                               models=TYRE_MODELS),
     'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]'),
     'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
     'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
@@ -83,18 +95,29 @@ FIELDS: Dict[str, Field] = {
     'brakes.handbrake_torque_n_m': Field(
         float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m]'),
     'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]'),
-    'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS)),
-    'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS)),
+    'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS),
+                        models=TYRE_MODELS),
+    'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS),
+                        models=TYRE_MODELS),
     'low_speed_m_s': Field(
-        float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s]'),
+        float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s]',
+        models=TYRE_MODELS),
     'load_transfer': Field(
         str, None, None, "wheel loads: 'exact' solves the coupled loads and lifts a wheel "
         "whose load would go negative; 'document' runs document 002's fixed-point "
         'iteration (its formula, negative loads kept, no force from an unloaded tyre)',
-        tuple(LOAD_TRANSFERS), 'exact'),
+        tuple(LOAD_TRANSFERS), 'exact', models=('four_wheel',)),
     'load_transfer_iterations': Field(
-        int, 0, 1000, "most passes of the 'document' load iteration", (), 8),
+        int, 0, 1000, "most passes of the 'document' load iteration", (), 8,
+        models=('four_wheel',)),
 }
+
+UNUSED = {'tyres.front.mu': 1.0, 'tyres.rear.mu': 1.0, 'tyres.front.B': 10.0,
+          'tyres.rear.B': 10.0, 'tyres.front.C': 1.3, 'tyres.rear.C': 1.3,
+          'tyres.front.D': 1.0, 'tyres.rear.D': 1.0, 'yaw_inertia_kg_m2': 1.0,
+          'integrator': 'euler', 'slip_model': 'regularized', 'low_speed_m_s': 0.0,
+          'load_transfer': 'exact', 'load_transfer_iterations': 0}
+"""What the kernels read for a key the car's model does not use (never used by it)."""
 
 
 def _flatten(tree: Mapping, prefix: str = '') -> Dict[str, Any]:
@@ -139,6 +162,13 @@ class VehicleConfig:
     """A validated vehicle: every key of FIELDS, by dotted name."""
 
     values: Mapping[str, Any]
+    given: frozenset = frozenset()
+    """The keys the file (or an override) set; the others are defaults."""
+
+    @staticmethod
+    def of(values: Mapping[str, Any]) -> 'VehicleConfig':
+        """Return the config of checked `values`, completed (see complete())."""
+        return VehicleConfig(complete(values), frozenset(values))
 
     def __getitem__(self, key: str) -> Any:
         """Return the value of a dotted key."""
@@ -155,10 +185,10 @@ class VehicleConfig:
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> 'VehicleConfig':
         """Return a copy with some keys replaced (validated)."""
-        values = dict(self.values)
+        values = {key: self.values[key] for key in self.given}
         for key, value in overrides.items():
             values[key] = check_value(key, value)
-        return VehicleConfig(values)
+        return VehicleConfig.of(values)
 
     def model_params(self) -> ModelParams:
         """Return the numeric parameters of the physics kernel."""
@@ -178,7 +208,8 @@ class VehicleConfig:
             steer_rate_rad_s=v['steering.max_rate_rad_s'],
             steer_time_constant_s=v['steering.time_constant_s'],
             load_transfer=LOAD_TRANSFERS[v['load_transfer']],
-            load_transfer_iterations=v['load_transfer_iterations'])
+            load_transfer_iterations=v['load_transfer_iterations'],
+            model=MODELS[v['model']])
 
 
 def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
@@ -188,14 +219,29 @@ def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
     flat = _flatten(tree)
     try:
         values = {key: check_value(key, value) for key, value in flat.items()}
+        return VehicleConfig.of(values)
     except ConfigError as error:
         raise ConfigError(f'{source}: {error}') from None
+
+
+def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
+    """
+    Return checked `values` with the defaults and the keys the model does not use.
+
+    Raises ConfigError naming a missing key, or a key the model does not use.
+    """
+    model = values.get('model', FIELDS['model'].default)
+    unused = [key for key in values if model not in FIELDS[key].models]
+    if unused:
+        raise ConfigError(f"key(s) {', '.join(unused)} not used by model '{model}'")
     missing = [key for key, spec in FIELDS.items()
-               if key not in values and spec.default is None]
+               if key not in values and spec.default is None and model in spec.models]
     if missing:
-        raise ConfigError(f"{source}: missing key(s) {', '.join(missing)}")
-    defaults = {key: spec.default for key, spec in FIELDS.items() if key not in values}
-    return VehicleConfig({**defaults, **values})
+        raise ConfigError(f"missing key(s) {', '.join(missing)}")
+    completed = {key: UNUSED[key] if model not in spec.models else spec.default
+                 for key, spec in FIELDS.items() if key not in values}
+    completed.update(values)
+    return completed
 
 
 def load_vehicle(path: str, overrides: Iterable[str] = ()) -> VehicleConfig:

@@ -22,12 +22,14 @@ import math
 import numpy as np
 
 from .jit import njit
+from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
-from .model import (  # noqa: F401 (C_*, COMMAND_SIZE: the kernels' command layout)
+from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
     C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, contact_point, derivatives_into,
-    derivatives_one_wheel, DIAG_SIZE, OMEGA, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA,
-    set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_MU, W_STUCK, W_UNIT_X,
-    W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_FRICTION, O_WHEEL_ANGLE,
+    OMEGA, OUTPUT_ROWS, P_MODEL, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer,
+    STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y,
+    WHEEL_ROWS, X, Y, YAW)
 from .surfaces import grip_at
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
@@ -49,12 +51,6 @@ I_AGE, I_PIVOTS, I_FACTORED = 0, 1, 8
 INT_SIZE = 9
 """Integers carried between calls: sub-steps since the Jacobian was computed, the
 factored matrix's row swaps (7), and 1 if it factored (0: singular)."""
-
-# Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
-O_FRICTION, O_WHEEL_ANGLE, O_ACCEL = DIAG_SIZE, DIAG_SIZE + 1, DIAG_SIZE + 2
-OUTPUT_ROWS = DIAG_SIZE + 3
-"""friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
-specific force (x, y) [m/s^2] in columns 0, 1."""
 
 
 class Workspace:
@@ -288,7 +284,9 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
     """
     Advance `state` in place by dt, in `substeps` equal sub-steps, `command` held.
 
-    The friction at each wheel is read from wheel[W_MU]. The work arrays are
+    The vehicle model is the parameters' (P_MODEL): the four-wheel model with
+    the integrator `method`, or the kinematic bicycle's exact arcs. The
+    friction at each wheel is read from wheel[W_MU]. The work arrays are
     those of a Workspace: matrices[M_ITERATION] carries the implicit scheme's
     iteration matrix between calls and ints[I_AGE] the sub-steps since it was
     computed. Allocates nothing.
@@ -298,10 +296,15 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
     limit = command[C_RATE]
     if limit > 0.0 and (rate <= 0.0 or limit < rate):
         rate = limit
+    decay = math.exp(-h / p[P_STEER_TAU]) if p[P_STEER_TAU] > 0.0 else 0.0
+    if p[P_MODEL] == KINEMATIC_BICYCLE:
+        for _ in range(substeps):
+            steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
+            kinematic_step(state, command, h, steer, p, wheel)
+        return
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
     cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
-    decay = math.exp(-h / p[P_STEER_TAU]) if p[P_STEER_TAU] > 0.0 else 0.0
     for _ in range(substeps):
         steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
         state[STEER] = steer
@@ -342,6 +345,9 @@ def friction_under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grip: 
 def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors: np.ndarray,
                  wheel: np.ndarray, out: np.ndarray) -> None:
     """Write the tyre state (DIAG rows) and specific force (O_ACCEL) of `state` into `out`."""
+    if p[P_MODEL] == KINEMATIC_BICYCLE:
+        kinematic_outputs(state, command, p, wheel, out)
+        return
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
     set_steer(state[STEER], p, wheel)

@@ -26,14 +26,22 @@ VELOCITY_SIZE = 7
 SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
 DIAG_SIZE = 6
 
+# Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
+O_FRICTION, O_WHEEL_ANGLE, O_ACCEL = DIAG_SIZE, DIAG_SIZE + 1, DIAG_SIZE + 2
+OUTPUT_ROWS = DIAG_SIZE + 3
+"""friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
+specific force (x, y) [m/s^2] in columns 0, 1."""
+
 
 # Layout of the flat parameter array the compiled kernels read (ModelParams.flat()).
 (P_MASS, P_YAW_INERTIA, P_WHEEL_INERTIA, P_RADIUS, P_LF, P_LR, P_HALF_TRACK, P_CG_HEIGHT,
  P_GRAVITY) = range(9)
 P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
 (P_DRAG, P_ROLLING, P_ACKERMANN, P_SLIP_MODEL, P_LOW_SPEED, P_STEER_RATE,
- P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS) = range(21, 30)
-PARAM_SIZE = 30
+ P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS, P_MODEL) = range(21, 31)
+PARAM_SIZE = 31
+FOUR_WHEEL, KINEMATIC_BICYCLE = 0, 1
+"""P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
 LOAD_EXACT, LOAD_DOCUMENT = 0, 1
 """P_LOAD_TRANSFER: the exact solve with wheel lift, or document 002's iteration."""
 
@@ -77,6 +85,7 @@ class ModelParams(NamedTuple):
     steer_time_constant_s: float
     load_transfer: int = LOAD_EXACT
     load_transfer_iterations: int = 8
+    model: int = FOUR_WHEEL
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -86,7 +95,7 @@ class ModelParams(NamedTuple):
         tail = [self.drag_kg_m, self.rolling_resistance_n_s_m, self.ackermann,
                 float(self.slip_model), self.low_speed_m_s, self.steer_rate_rad_s,
                 self.steer_time_constant_s, float(self.load_transfer),
-                float(self.load_transfer_iterations)]
+                float(self.load_transfer_iterations), float(self.model)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
                                tail]).astype(np.float64)
 

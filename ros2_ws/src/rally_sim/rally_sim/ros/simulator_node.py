@@ -126,7 +126,7 @@ class SimulatorNode(Node):
         self._publish_outputs(markers=True)
         sync = (f", synchronous with {', '.join(self.gate.controllers)}" if self.gate else '')
         self.get_logger().info(
-            f"{config['name']} on {self.vehicle.surface.description}; physics "
+            f"{config['name']} ({config['model']}) on {self.vehicle.surface.description}; physics "
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
             f"{s['pacing']}{sync}, command mode {s['command_mode']}")
         if not jit.ENABLED:
@@ -468,6 +468,7 @@ class SimulatorNode(Node):
             pacing = self.settings['pacing']
             response.message = f'step is served in lockstep pacing only (pacing is {pacing})'
         else:
+            self._subscribers_at = -math.inf    # a subscriber that just came is served
             self.advance(int(request.steps))
             response.success = True
             response.message = ''

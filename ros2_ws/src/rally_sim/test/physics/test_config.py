@@ -5,11 +5,11 @@ import math
 import pytest
 from rally_sim.physics import ConfigError, load_vehicle, Vehicle
 from rally_sim.physics.config import FIELDS
-from support.vehicles import vehicle_file
+from support.vehicles import PRESETS, vehicle_file
 import yaml
 
 
-@pytest.mark.parametrize('name', ['volvo_v40_document', 'volvo_v40', 'rwd_gravel'])
+@pytest.mark.parametrize('name', PRESETS)
 def test_presets_load_and_build_a_car(name):
     config = load_vehicle(vehicle_file(name))
     assert config['name'] == name
