@@ -9,8 +9,9 @@ running many steps), Vehicle.step(0.01) calls per second in a Python loop
 (command set once, as validation happens at set_command), the same with
 set_command() in every call, the plain-Python reference step of document 002
 (rally_sim.reference_step) measured in the same run and the ratio, and the
-real-time factor of replaying document 002's 7 s drift (Vehicle.run). The
-issue's targets are printed beside the figures.
+real-time factor of replaying document 002's 7 s drift (Vehicle.run). Then
+the kernel rate of a preset of each vehicle model. The issues' targets are
+printed beside the figures.
 """
 
 import argparse
@@ -114,7 +115,32 @@ def main(argv=None) -> int:
           f'{TARGETS["drift"]:g}x real time')
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
+    models(args.repeat)
     return 0
+
+
+MODEL_PRESETS = ('volvo_v40', 'volvo_v40_kinematic', 'arcade_group_b')
+"""A preset of each vehicle model, the four-wheel one first (the others are compared to it)."""
+MODEL_TARGET = 3.0
+"""Issue 10: the bicycle models step at least this many times the four-wheel model's rate."""
+
+
+def models(repeat: int) -> None:
+    """Print each model's kernel steps of PERIOD_S per second, at its preset's own sub-step."""
+    print(f'\n{"model (preset)":<42}{"substeps":>9}{"kernel steps/s":>16}'
+          f'{"substeps/s":>14}{"vs four_wheel":>15}')
+    four_wheel = None
+    for name in MODEL_PRESETS:
+        config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
+        car = Vehicle(config)
+        kernel_steps_per_s(car, 10, 1)
+        rate = kernel_steps_per_s(car, 20_000 if JIT_ENABLED else 20, repeat)
+        four_wheel = four_wheel or rate
+        substeps = car.substeps_for(PERIOD_S)
+        print(f'{config["model"] + " (" + name + ")":<42}{substeps:>9}{rate:>16,.0f}'
+              f'{rate * substeps:>14,.0f}{rate / four_wheel:>14.1f}x')
+    print(f'target (issue 10): each bicycle model >= {MODEL_TARGET:g}x the four-wheel '
+          "model's steps/s")
 
 
 if __name__ == '__main__':

@@ -12,6 +12,8 @@ from support import ros_process
 from support.scenarios import short_scenario
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
+    os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
 
 
 def run_scenario(scenario, output, *extra, tag=''):
@@ -24,7 +26,7 @@ def run_scenario(scenario, output, *extra, tag=''):
     return result, report
 
 
-@pytest.mark.parametrize('name', ['path_follow', 'drift_skid_pad'])
+@pytest.mark.parametrize('name', BUILT_IN)
 def test_builtin_scenarios_pass(tmp_path, name):
     result, report = run_scenario(name, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

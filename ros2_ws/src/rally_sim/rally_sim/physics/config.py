@@ -16,16 +16,23 @@ import yaml
 
 from .files import read_yaml
 from .integrators import INTEGRATORS
-from .model import FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, ModelParams
+from .model import (
+    ARCADE_BICYCLE, FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, ModelParams)
 from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
 
 SLIP_MODELS = {'document': SLIP_DOCUMENT, 'regularized': SLIP_REGULARIZED}
 LOAD_TRANSFERS = {'exact': LOAD_EXACT, 'document': LOAD_DOCUMENT}
-MODELS = {'four_wheel': FOUR_WHEEL, 'kinematic_bicycle': KINEMATIC_BICYCLE}
+MODELS = {'four_wheel': FOUR_WHEEL, 'kinematic_bicycle': KINEMATIC_BICYCLE,
+          'arcade_bicycle': ARCADE_BICYCLE}
 """Vehicle models by their name in the vehicle file's `model` key."""
 ALL = tuple(MODELS)
-TYRE_MODELS = ('four_wheel',)
-"""The models with tyres that slip (the kinematic bicycle has none)."""
+PACEJKA = ('four_wheel',)
+"""The model with Pacejka tyres, wheel spin and a choice of integrators."""
+SLIDING = ('four_wheel', 'arcade_bicycle')
+"""The models whose tyres slide (friction, yaw inertia, low-speed regularisation)."""
+ROLLING = ('four_wheel', 'kinematic_bicycle')
+"""The models with per-wheel steer geometry and wheel inertia."""
+ARCADE = ('arcade_bicycle',)
 
 
 class ConfigError(ValueError):
@@ -50,9 +57,10 @@ class Field(NamedTuple):
 
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
-    tyre = {'models': TYRE_MODELS}
+    tyre = {'models': PACEJKA}
     return {
-        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient', **tyre),
+        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient',
+                                  models=SLIDING),
         f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B', **tyre),
         f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C', **tyre),
         f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D', **tyre),
@@ -62,12 +70,14 @@ def _tyre_fields(axle: str) -> Dict[str, Field]:
 FIELDS: Dict[str, Field] = {
     'name': Field(str, None, None, 'vehicle name'),
     'model': Field(str, None, None, "vehicle model: 'four_wheel' (document 002's, with tyres "
-                   "that slip) or 'kinematic_bicycle' (reference 001: wheels roll where they "
-                   'point)', ALL, 'four_wheel'),
+                   "that slip), 'kinematic_bicycle' (reference 001: wheels roll where they "
+                   "point) or 'arcade_bicycle' (reference 000: capped linear cornering force "
+                   'per axle)', ALL, 'four_wheel'),
     'mass_kg': Field(float, 1.0, 100000.0, 'total mass [kg]'),
     'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]',
-                               models=TYRE_MODELS),
-    'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]'),
+                               models=SLIDING),
+    'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]',
+                                 models=ROLLING),
     'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
     'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
     'cg_to_rear_axle_m': Field(float, 0.01, 10.0, 'CG to rear axle L_r [m]'),
@@ -83,7 +93,8 @@ FIELDS: Dict[str, Field] = {
     'steering.max_angle_rad': Field(float, 0.0, 1.0, 'largest bicycle steer angle [rad]'),
     'steering.max_rate_rad_s': Field(float, 0.0, 100.0, 'steer rate limit [rad/s], 0: none'),
     'steering.time_constant_s': Field(float, 0.0, 5.0, 'steering first-order lag [s], 0: none'),
-    'steering.ackermann': Field(float, 0.0, 1.0, '0: parallel front wheels, 1: full Ackermann'),
+    'steering.ackermann': Field(float, 0.0, 1.0, '0: parallel front wheels, 1: full Ackermann',
+                                models=ROLLING),
     'drive.max_torque_front_n_m': Field(
         float, 0.0, 100000.0, 'largest drive torque magnitude at a front wheel [N m]'),
     'drive.max_torque_rear_n_m': Field(
@@ -96,12 +107,12 @@ FIELDS: Dict[str, Field] = {
         float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m]'),
     'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]'),
     'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS),
-                        models=TYRE_MODELS),
+                        models=PACEJKA),
     'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS),
-                        models=TYRE_MODELS),
+                        models=PACEJKA),
     'low_speed_m_s': Field(
-        float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s]',
-        models=TYRE_MODELS),
+        float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s] '
+        '(the arcade bicycle needs at least 0.05)', models=SLIDING),
     'load_transfer': Field(
         str, None, None, "wheel loads: 'exact' solves the coupled loads and lifts a wheel "
         "whose load would go negative; 'document' runs document 002's fixed-point "
@@ -110,13 +121,35 @@ FIELDS: Dict[str, Field] = {
     'load_transfer_iterations': Field(
         int, 0, 1000, "most passes of the 'document' load iteration", (), 8,
         models=('four_wheel',)),
+    'arcade.cornering_stiffness_front_per_rad': Field(
+        float, 0.1, 50.0, 'front axle cornering force per newton of its load per radian of '
+        'slip angle, up to mu times the load', models=ARCADE),
+    'arcade.cornering_stiffness_rear_per_rad': Field(
+        float, 0.1, 50.0, 'rear axle cornering force per newton of its load per radian of '
+        'slip angle, up to mu times the load', models=ARCADE),
+    'arcade.handbrake_grip': Field(
+        float, 0.0, 1.0, 'share of the rear grip left at full handbrake', (), 0.2,
+        models=ARCADE),
+    'arcade.steer_reduction': Field(
+        float, 0.0, 0.95, 'share of the largest steer angle and rate taken away at '
+        'steer_reduction_speed_m_s and above', (), 0.7, models=ARCADE),
+    'arcade.steer_reduction_speed_m_s': Field(
+        float, 1.0, 200.0, 'speed of the full steer reduction [m/s]', (), 40.0, models=ARCADE),
+    'arcade.counter_steer_assist': Field(
+        float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
+        'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE),
 }
 
 UNUSED = {'tyres.front.mu': 1.0, 'tyres.rear.mu': 1.0, 'tyres.front.B': 10.0,
           'tyres.rear.B': 10.0, 'tyres.front.C': 1.3, 'tyres.rear.C': 1.3,
           'tyres.front.D': 1.0, 'tyres.rear.D': 1.0, 'yaw_inertia_kg_m2': 1.0,
           'integrator': 'euler', 'slip_model': 'regularized', 'low_speed_m_s': 0.0,
-          'load_transfer': 'exact', 'load_transfer_iterations': 0}
+          'load_transfer': 'exact', 'load_transfer_iterations': 0,
+          'wheel_inertia_kg_m2': 1.0, 'steering.ackermann': 0.0,
+          'arcade.cornering_stiffness_front_per_rad': 1.0,
+          'arcade.cornering_stiffness_rear_per_rad': 1.0, 'arcade.handbrake_grip': 1.0,
+          'arcade.steer_reduction': 0.0, 'arcade.steer_reduction_speed_m_s': 1.0,
+          'arcade.counter_steer_assist': 0.0}
 """What the kernels read for a key the car's model does not use (never used by it)."""
 
 
@@ -209,7 +242,11 @@ class VehicleConfig:
             steer_time_constant_s=v['steering.time_constant_s'],
             load_transfer=LOAD_TRANSFERS[v['load_transfer']],
             load_transfer_iterations=v['load_transfer_iterations'],
-            model=MODELS[v['model']])
+            model=MODELS[v['model']],
+            arcade=(v['arcade.cornering_stiffness_front_per_rad'],
+                    v['arcade.cornering_stiffness_rear_per_rad'], v['arcade.handbrake_grip'],
+                    v['arcade.steer_reduction'], v['arcade.steer_reduction_speed_m_s'],
+                    v['arcade.counter_steer_assist'], v['steering.max_angle_rad']))
 
 
 def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
@@ -241,7 +278,34 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     completed = {key: UNUSED[key] if model not in spec.models else spec.default
                  for key, spec in FIELDS.items() if key not in values}
     completed.update(values)
+    if model == 'arcade_bicycle':
+        _check_arcade(completed)
     return completed
+
+
+def _check_arcade(v: Mapping[str, Any]) -> None:
+    """
+    Refuse an arcade car whose sub-step cannot resolve its low-speed damper.
+
+    Below v_low an axle pushes back on sideways sliding with k F_z / v_low
+    per m/s; explicit steps follow that decay without a sign flip while
+    dt times its rate stays under 1 (with 2x margin for weight transfer).
+    """
+    v_low = v['low_speed_m_s']
+    if v_low < 0.05:
+        raise ConfigError(f"key 'low_speed_m_s' = {v_low!r} must be at least 0.05 for the "
+                          'arcade bicycle (its slip angle divides by max(|u|, v_low))')
+    lf, lr = v['cg_to_front_axle_m'], v['cg_to_rear_axle_m']
+    weight = v['mass_kg'] * v['gravity_m_s2']
+    front = v['arcade.cornering_stiffness_front_per_rad'] * weight * lr / (lf + lr) / v_low
+    rear = v['arcade.cornering_stiffness_rear_per_rad'] * weight * lf / (lf + lr) / v_low
+    rate = max((front + rear) / v['mass_kg'],
+               (front * lf * lf + rear * lr * lr) / v['yaw_inertia_kg_m2'])
+    largest = 0.5 / rate
+    if v['dt'] > largest:
+        raise ConfigError(f"key 'dt' = {v['dt']!r} is too long for this arcade car's "
+                          f'low-speed tyre damping: at most {largest:.6f} s (or raise '
+                          'low_speed_m_s, or lower the cornering stiffness)')
 
 
 def load_vehicle(path: str, overrides: Iterable[str] = ()) -> VehicleConfig:

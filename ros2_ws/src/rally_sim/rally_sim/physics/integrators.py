@@ -21,15 +21,16 @@ import math
 
 import numpy as np
 
+from .arcade import arcade_outputs, arcade_step, steer_factor, steer_target
 from .jit import njit
 from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
-    C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, contact_point, derivatives_into,
-    derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_FRICTION, O_WHEEL_ANGLE,
-    OMEGA, OUTPUT_ROWS, P_MODEL, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer,
-    STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y,
-    WHEEL_ROWS, X, Y, YAW)
+    ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE,
+    contact_point, derivatives_into, derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE,
+    O_ACCEL, O_FRICTION, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_MODEL, P_STEER_RATE,
+    P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION,
+    W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .surfaces import grip_at
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
@@ -285,11 +286,12 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
     Advance `state` in place by dt, in `substeps` equal sub-steps, `command` held.
 
     The vehicle model is the parameters' (P_MODEL): the four-wheel model with
-    the integrator `method`, or the kinematic bicycle's exact arcs. The
-    friction at each wheel is read from wheel[W_MU]. The work arrays are
-    those of a Workspace: matrices[M_ITERATION] carries the implicit scheme's
-    iteration matrix between calls and ints[I_AGE] the sub-steps since it was
-    computed. Allocates nothing.
+    the integrator `method`, the kinematic bicycle's exact arcs, or the
+    arcade bicycle's semi-implicit Euler. The friction at each wheel is read
+    from wheel[W_MU]. The work arrays are those of a Workspace:
+    matrices[M_ITERATION] carries the implicit scheme's iteration matrix
+    between calls and ints[I_AGE] the sub-steps since it was computed.
+    Allocates nothing.
     """
     h = dt / substeps
     rate = p[P_STEER_RATE]
@@ -301,6 +303,13 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
         for _ in range(substeps):
             steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
             kinematic_step(state, command, h, steer, p, wheel)
+        return
+    if p[P_MODEL] == ARCADE_BICYCLE:     # `wheel` rows 0-4 serve as its axle rows
+        for _ in range(substeps):
+            factor = steer_factor(p, math.hypot(state[VX], state[VX + 1]))
+            steer = advance_steer(state[STEER], steer_target(state, command, p),
+                                  rate * factor, h, decay)
+            arcade_step(state, command, h, steer, p, wheel, wheel)
         return
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
@@ -347,6 +356,9 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
     """Write the tyre state (DIAG rows) and specific force (O_ACCEL) of `state` into `out`."""
     if p[P_MODEL] == KINEMATIC_BICYCLE:
         kinematic_outputs(state, command, p, wheel, out)
+        return
+    if p[P_MODEL] == ARCADE_BICYCLE:
+        arcade_outputs(state, command, p, wheel, wheel, out)
         return
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]

@@ -39,8 +39,10 @@ specific force (x, y) [m/s^2] in columns 0, 1."""
 P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
 (P_DRAG, P_ROLLING, P_ACKERMANN, P_SLIP_MODEL, P_LOW_SPEED, P_STEER_RATE,
  P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS, P_MODEL) = range(21, 31)
-PARAM_SIZE = 31
-FOUR_WHEEL, KINEMATIC_BICYCLE = 0, 1
+P_ARCADE = 31     # the arcade bicycle's parameters, ARCADE_SIZE entries (arcade.py: A_*)
+ARCADE_SIZE = 7
+PARAM_SIZE = P_ARCADE + ARCADE_SIZE
+FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
 """P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
 LOAD_EXACT, LOAD_DOCUMENT = 0, 1
 """P_LOAD_TRANSFER: the exact solve with wheel lift, or document 002's iteration."""
@@ -55,10 +57,11 @@ WHEEL_ROWS = 17
 computed for (column 0), and 1 once they were (column 1)."""
 
 # A command as the kernels read it: one float64 array of COMMAND_SIZE.
-C_STEER, C_RATE, C_DRIVE, C_BRAKE = 0, 1, 2, 6
-COMMAND_SIZE = 10
+C_STEER, C_RATE, C_DRIVE, C_BRAKE, C_HANDBRAKE = 0, 1, 2, 6, 10
+COMMAND_SIZE = 11
 """steer target [rad], steer rate limit [rad/s] (0: the car's own), drive
-torques [N m] x4, total brake torques [N m] x4 (>= 0, handbrake included)."""
+torques [N m] x4, total brake torques [N m] x4 (>= 0, handbrake included),
+handbrake lever 0..1 (its torque is in the brake torques already)."""
 
 
 class ModelParams(NamedTuple):
@@ -86,6 +89,7 @@ class ModelParams(NamedTuple):
     load_transfer: int = LOAD_EXACT
     load_transfer_iterations: int = 8
     model: int = FOUR_WHEEL
+    arcade: tuple = (0.0,) * ARCADE_SIZE
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -97,7 +101,7 @@ class ModelParams(NamedTuple):
                 self.steer_time_constant_s, float(self.load_transfer),
                 float(self.load_transfer_iterations), float(self.model)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
-                               tail]).astype(np.float64)
+                               tail, self.arcade]).astype(np.float64)
 
 
 @njit

@@ -15,7 +15,8 @@ import numpy as np
 
 from .config import VehicleConfig
 from .integrators import (
-    advance, C_BRAKE, C_DRIVE, C_RATE, C_STEER, COMMAND_SIZE, friction_under, INTEGRATORS,
+    advance, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, friction_under,
+    INTEGRATORS,
     O_ACCEL, O_FRICTION, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
     DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
@@ -151,7 +152,8 @@ class Vehicle:
         Check and clamp N commands at once (arrays with N rows).
 
         Returns steer, rate limit, drive and total brake torque (brakes plus
-        handbrake) per row, and (row, message) for each clamped value. Raises
+        handbrake), the handbrake lever per row, and (row, message) for each
+        clamped value. Raises
         CommandError, naming the field (and row), for a non-finite value.
         """
         steer = _checked('steer_rad', steer, 1)
@@ -167,7 +169,7 @@ class Vehicle:
         brake = _clamp(notes, 'brake_torque_n_m', brake, 0.0, self.brake_limit)
         notes.sort()
         brake = brake + handbrake[:, None] * self.handbrake_torque
-        return steer, rate, drive, brake, notes
+        return steer, rate, drive, brake, handbrake, notes
 
     # ---- stepping ----------------------------------------------------------
 
@@ -212,11 +214,12 @@ class Vehicle:
         dts = np.asarray(dts, dtype=float)
         if not np.all(np.isfinite(dts)) or np.any(dts <= 0.0):
             raise ValueError('every step dt must be a positive finite number of seconds')
-        steer, rate, drive, brake, notes = self.limit_commands(
+        steer, rate, drive, brake, handbrake, notes = self.limit_commands(
             steer, steer_rate, drive, brake, handbrake)
         commands = np.empty((len(dts), COMMAND_SIZE))
         commands[:, C_STEER], commands[:, C_RATE] = steer, rate
         commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
+        commands[:, C_HANDBRAKE] = handbrake
         # substeps_for() for every row at once (same arithmetic, same results)
         substeps = np.maximum(1, np.ceil(dts / self.config['dt'] - 1e-9)).astype(np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
@@ -307,7 +310,7 @@ class _ScalarLimits:
             if len(bounded) == 10 and math.isfinite(rate) and all(
                     low <= v <= high for low, v, high in zip(self.low, bounded, self.high)):
                 return [steer, rate] + drive + [
-                    b + handbrake * h for b, h in zip(brake, self.handbrake)], []
+                    b + handbrake * h for b, h in zip(brake, self.handbrake)] + [handbrake], []
         except (TypeError, ValueError):
             pass
         return self._checked(command)
@@ -328,7 +331,7 @@ class _ScalarLimits:
         for i in range(4):
             brake[i] = _clamp_one(notes, f'brake_torque_n_m[{WHEELS[i]}]', brake[i], 0.0,
                                   self.brake[i]) + handbrake * self.handbrake[i]
-        return [steer, rate] + drive + brake, notes
+        return [steer, rate] + drive + brake + [handbrake], notes
 
 
 def _finite(name: str, value) -> float:

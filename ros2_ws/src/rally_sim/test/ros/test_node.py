@@ -15,11 +15,12 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 from support import ros_process
+from support.vehicles import vehicle
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 LOCKSTEP = {'pacing': 'lockstep'}
-MODELS = ['volvo_v40', 'volvo_v40_kinematic']
+MODELS = ['volvo_v40', 'volvo_v40_kinematic', 'arcade_group_b']
 """A preset of each vehicle model: the tests taking `preset` run on every model."""
 
 
@@ -144,7 +145,8 @@ def test_outputs_appear_at_their_rates_with_consistent_tf(simulator, preset):
     assert checked > 20
     slip = streams['wheel_slip'].last
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']
-    assert sum(slip.normal_load) == pytest.approx(1600.0 * 9.82)
+    car = vehicle(preset)
+    assert sum(slip.normal_load) == pytest.approx(car['mass_kg'] * car['gravity_m_s2'])
     assert odom.twist.twist.linear.x > 4.0              # rolling on from 5 m/s
 
 
