@@ -62,7 +62,7 @@ MANOEUVRE = (
     (1.8, 0.0, 0.0, 600.0, 0.0),        # stop
 )
 CYCLE_S = sum(phase[0] for phase in MANOEUVRE)
-NO_DATA_TIMEOUT_S = 30.0
+NO_DATA_TIMEOUT_S = 120.0     # a first start after an update compiles the physics
 DRIVERS = {
     'path': {'duration': 50.0, 'vehicle': 'volvo_v40', 'surface': 'rally_stage',
              'initial_speed': 0.0, 'what': 'the path follower'},

@@ -69,7 +69,9 @@ def prepare() -> None:
     Called by the entry point while a signal still needs no clean-up; the
     first tick then pays nothing for it (see entry.run_node_process).
     """
-    Vehicle(load_vehicle(vehicle_path('volvo_v40'))).advance(1, CONTROL_PERIOD_S)
+    car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))
+    car.advance(1, CONTROL_PERIOD_S)
+    car.run([0.0], [0.0], [[0.0] * 4], [[0.0] * 4], [0.0], [CONTROL_PERIOD_S])  # replay's
 
 
 class SimulatorNode(Node):
