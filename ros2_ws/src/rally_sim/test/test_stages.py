@@ -12,7 +12,8 @@ from rally_sim.stages import read_path, ROAD_HALF_WIDTH_M, STAGES, write_stage
 @pytest.mark.parametrize('name', sorted(STAGES))
 def test_shipped_files_match_the_geometry(tmp_path, name):
     write_stage(STAGES[name], str(tmp_path))
-    for suffix in ('.yaml', '.png', '_path.csv'):
+    heights = ('_heights.yaml', '_heights.png') if STAGES[name].hills else ()
+    for suffix in ('.yaml', '.png', '_path.csv') + heights:
         assert filecmp.cmp(tmp_path / (name + suffix), config_file('stages/' + name + suffix),
                            shallow=False), suffix
 
@@ -37,3 +38,14 @@ def test_bad_path_files_are_refused(tmp_path):
     bad.write_text('x,z\n1,2\n3,4\n')
     with pytest.raises(ValueError, match='columns x and y'):
         read_path(str(bad))
+
+
+def test_hill_stage_rises_and_falls_along_the_road_within_its_slope():
+    surface = Surface.load(config_file('stages/hill_stage.yaml'))
+    path = read_path(config_file('stages/hill_stage_path.csv'))
+    heights = surface.height_at(path[:, 0], path[:, 1])
+    assert heights.max() > 3.0 and heights.min() < 0.5
+    steps = np.hypot(*np.diff(path, axis=0).T)
+    assert np.max(np.abs(np.diff(heights)) / steps) < 0.2
+    flat = Surface.load(config_file('stages/rally_stage.yaml'))
+    assert np.all(flat.height_at(path[:, 0], path[:, 1]) == 0.0)

@@ -11,7 +11,8 @@ are the axle's torques over the wheel radius, each capped by the axle's grip
 (000 s. 7); the brakes are Coulomb friction on the forward speed, so a
 braked car stops exactly and stays stopped. The handbrake cuts the rear grip
 to `handbrake_grip` of itself (000 s. 4) besides braking the rear wheels.
-Drag and rolling resistance as reference 003.
+Drag and rolling resistance as reference 003; gravity along the ground and
+the loads under the gravity normal to it (reference 004's slopes).
 
 Low speed (the problem reference 004 describes: slip angles divide by a
 forward speed that goes to zero, and the car jitters or creeps): the slip
@@ -37,9 +38,9 @@ import numpy as np
 from .jit import njit
 from .model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_STEER, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA,
-    P_ARCADE, P_CG_HEIGHT, P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOW_SPEED, P_LR, P_MASS,
-    P_RADIUS, P_ROLLING, P_YAW_INERTIA, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY,
-    W_MU, W_STEER, X, Y, YAW, YAW_RATE)
+    P_ARCADE, P_CG_HEIGHT, P_DRAG, P_HALF_TRACK, P_LF, P_LOW_SPEED, P_LR, P_MASS, P_RADIUS,
+    P_ROLLING, P_YAW_INERTIA, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY, W_MU,
+    W_STEER, X, Y, YAW, YAW_RATE)
 
 (A_STIFF_FRONT, A_STIFF_REAR, A_HANDBRAKE_GRIP, A_STEER_REDUCTION, A_REDUCTION_SPEED,
  A_ASSIST, A_MAX_STEER) = range(7)
@@ -90,7 +91,7 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
     """
     lf, lr = p[P_LF], p[P_LR]
     wheelbase = lf + lr
-    mass, gravity = p[P_MASS], p[P_GRAVITY]
+    mass, gravity = p[P_MASS], wheel[W_GRAVITY, 2]    # normal to the ground
     vx, vy, r = state[VX], state[VY], state[YAW_RATE]
     steer = state[STEER]
     cos_d, sin_d = math.cos(steer), math.sin(steer)
@@ -120,8 +121,10 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
             axle[AX_BRAKE, k] = min(brake, grip * axle[AX_LOAD, k])
             brakes += axle[AX_BRAKE, k]
         fxf, fyf = axle[AX_FX, 0], axle[AX_FY, 0]
-        force_x = fxf * cos_d - fyf * sin_d + axle[AX_FX, 1] - resistance * vx
-        force_y = fxf * sin_d + fyf * cos_d + axle[AX_FY, 1] - resistance * vy
+        force_x = fxf * cos_d - fyf * sin_d + axle[AX_FX, 1] - resistance * vx \
+            + mass * wheel[W_GRAVITY, 0]
+        force_y = fxf * sin_d + fyf * cos_d + axle[AX_FY, 1] - resistance * vy \
+            + mass * wheel[W_GRAVITY, 1]
         moment = lf * (fxf * sin_d + fyf * cos_d) - lr * axle[AX_FY, 1]
         accel_x = force_x / mass
         if vx != 0.0:
@@ -189,5 +192,5 @@ def arcade_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel:
         out[FORCE_X, i] = 0.5 * (axle[AX_FX, k] - braking)
         out[FORCE_Y, i] = 0.5 * axle[AX_FY, k]
         out[STEER_ANGLE, i] = state[STEER] if k == 0 else 0.0
-    out[O_ACCEL, 0] = force_x / p[P_MASS]
-    out[O_ACCEL, 1] = force_y / p[P_MASS]
+    out[O_ACCEL, 0] = force_x / p[P_MASS] - wheel[W_GRAVITY, 0]
+    out[O_ACCEL, 1] = force_y / p[P_MASS] - wheel[W_GRAVITY, 1]

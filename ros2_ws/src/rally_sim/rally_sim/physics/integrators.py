@@ -26,12 +26,12 @@ from .jit import njit
 from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
-    ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE,
-    contact_point, derivatives_into, derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE,
-    O_ACCEL, O_FRICTION, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_MODEL, P_STEER_RATE,
-    P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION,
-    W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
-from .surfaces import grip_at
+    ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, contact_point,
+    derivatives_into, derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_FRICTION,
+    O_GROUND, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_MODEL, P_STEER_RATE, P_STEER_TAU,
+    P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_GRAVITY,
+    W_GROUND, W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
 JACOBIAN_REFRESH_SUBSTEPS = 40
@@ -341,13 +341,47 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
 
 
 @njit
-def friction_under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+def friction_under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grid: np.ndarray,
                    meta: np.ndarray, mu: np.ndarray) -> None:
     """Write each wheel's friction (its tyre's mu times the grip under it) into `mu`."""
     c, s = math.cos(state[YAW]), math.sin(state[YAW])
     for i in range(4):
         x, y = contact_point(state, c, s, p, i)
-        mu[i] = tyre_mu[i] * grip_at(grip, meta, x, y)
+        mu[i] = tyre_mu[i] * grip_at(grid, meta, x, y)
+
+
+@njit
+def ground_under(state: np.ndarray, p: np.ndarray, grid: np.ndarray, meta: np.ndarray,
+                 wheel: np.ndarray) -> None:
+    """
+    Write the ground under the CG into `wheel`: gravity along and normal to it, height, slope.
+
+    The ground's gradient (h_x, h_y) is the central difference over one pixel;
+    with N = sqrt(1 + h_x^2 + h_y^2), gravity pulls along the ground with
+    g (h_x, h_y) / N downhill (g sin of the slope) and presses the car onto
+    it with g / N (g cos of the slope), reference 004. Pitch is negative
+    nose-up (REP-103), roll positive left side up.
+    """
+    g = p[P_GRAVITY]
+    if meta[G_FLAT] == 1.0:
+        wheel[W_GRAVITY, 0] = wheel[W_GRAVITY, 1] = 0.0
+        wheel[W_GRAVITY, 2] = g
+        wheel[W_GROUND, 0] = wheel[W_GROUND, 1] = wheel[W_GROUND, 2] = 0.0
+        return
+    x, y, yaw = state[X], state[Y], state[YAW]
+    step = meta[G_RESOLUTION]
+    hx = (height_at(grid, meta, x + step, y) - height_at(grid, meta, x - step, y)) / (2 * step)
+    hy = (height_at(grid, meta, x, y + step) - height_at(grid, meta, x, y - step)) / (2 * step)
+    norm = math.sqrt(1.0 + hx * hx + hy * hy)
+    c, s = math.cos(yaw), math.sin(yaw)
+    forward = hx * c + hy * s          # rise per metre along the car
+    left = -hx * s + hy * c            # and to its left
+    wheel[W_GRAVITY, 0] = -g * forward / norm
+    wheel[W_GRAVITY, 1] = -g * left / norm
+    wheel[W_GRAVITY, 2] = g / norm
+    wheel[W_GROUND, 0] = height_at(grid, meta, x, y)
+    wheel[W_GROUND, 1] = -math.atan(forward)
+    wheel[W_GROUND, 2] = math.atan(left / math.sqrt(1.0 + forward * forward))
 
 
 @njit
@@ -365,8 +399,8 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
     set_steer(state[STEER], p, wheel)
     derivatives_into(vectors, V_Z, V_DZ, command, p, wheel, out, True)
     vx, vy, r = state[VX], state[VX + 1], state[VX + 2]
-    out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r
-    out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r
+    out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r - wheel[W_GRAVITY, 0]
+    out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r - wheel[W_GRAVITY, 1]
 
 
 @njit
@@ -399,6 +433,14 @@ def _commit(state: np.ndarray, trial: np.ndarray, wheel: np.ndarray, out: np.nda
 
 
 @njit
+def _under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grid: np.ndarray,
+           meta: np.ndarray, wheel: np.ndarray) -> None:
+    """Look up what the step needs from the map under the car: friction and ground."""
+    friction_under(state, p, tyre_mu, grid, meta, wheel[W_MU])
+    ground_under(state, p, grid, meta, wheel)
+
+
+@njit
 def _wrap_wheel_angles(out: np.ndarray) -> None:
     """Bring the wheel spin angles back to [-pi, pi)."""
     for i in range(4):
@@ -407,46 +449,58 @@ def _wrap_wheel_angles(out: np.ndarray) -> None:
 
 @njit
 def advance(state: np.ndarray, command: np.ndarray, dt: float, steps: int, substeps: int,
-            method: int, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+            method: int, p: np.ndarray, tyre_mu: np.ndarray, grid: np.ndarray,
             meta: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
             ints: np.ndarray, out: np.ndarray) -> int:
     """
     Take `steps` steps of dt with `command` held: one call for a whole control period.
 
-    Before each step the friction under each wheel is looked up on the grip
-    grid (grip, meta); after the last, `out` receives the tyre state and the
-    specific force. Stops at a non-finite state, keeping the last finite one;
-    returns the steps done. Allocates nothing.
+    Before each step the friction under each wheel and the ground under the
+    car are looked up on the map (grid: GripGrid.layers, meta); after the
+    last, `out` receives the tyre state, the specific force and the ground.
+    Stops at a non-finite state, keeping the last finite one; returns the
+    steps done. Allocates nothing.
     """
     trial = vectors[V_TRIAL]
     for k in range(steps):
         for i in range(STATE_SIZE):
             trial[i] = state[i]
-        friction_under(trial, p, tyre_mu, grip, meta, wheel[W_MU])
+        _under(trial, p, tyre_mu, grid, meta, wheel)
         step(trial, command, dt, substeps, method, p, vectors, wheel, matrices, ints)
         if not _finite(trial):
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
             _wrap_wheel_angles(out)
-            refresh_outputs(state, command, p, vectors, wheel, out)
+            refresh_outputs(state, command, p, grid, meta, vectors, wheel, out)
             return k
         _commit(state, trial, wheel, out, dt)
     _wrap_wheel_angles(out)
-    refresh_outputs(state, command, p, vectors, wheel, out)
+    refresh_outputs(state, command, p, grid, meta, vectors, wheel, out)
     return steps
 
 
 @njit
-def refresh_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray,
-                    vectors: np.ndarray, wheel: np.ndarray, out: np.ndarray) -> None:
+def _ground_outputs(state: np.ndarray, p: np.ndarray, grid: np.ndarray, meta: np.ndarray,
+                    wheel: np.ndarray, out: np.ndarray) -> None:
+    """Look up the ground under `state` and copy its height and slope to out[O_GROUND]."""
+    ground_under(state, p, grid, meta, wheel)
+    for i in range(3):
+        out[O_GROUND, i] = wheel[W_GROUND, i]
+
+
+@njit
+def refresh_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, grid: np.ndarray,
+                    meta: np.ndarray, vectors: np.ndarray, wheel: np.ndarray,
+                    out: np.ndarray) -> None:
     """Recompute the outputs of `state` with the friction in out[O_FRICTION]."""
     for i in range(4):
         wheel[W_MU, i] = out[O_FRICTION, i]
+    _ground_outputs(state, p, grid, meta, wheel, out)
     tyre_outputs(state, command, p, vectors, wheel, out)
 
 
 @njit
 def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: np.ndarray,
-            method: int, p: np.ndarray, tyre_mu: np.ndarray, grip: np.ndarray,
+            method: int, p: np.ndarray, tyre_mu: np.ndarray, grid: np.ndarray,
             meta: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
             ints: np.ndarray, out: np.ndarray, states_out: np.ndarray,
             outs_out: np.ndarray) -> int:
@@ -463,13 +517,14 @@ def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: 
     for k in range(len(dts)):
         for i in range(STATE_SIZE):
             trial[i] = state[i]
-        friction_under(trial, p, tyre_mu, grip, meta, wheel[W_MU])
+        _under(trial, p, tyre_mu, grid, meta, wheel)
         step(trial, commands[k], dts[k], substeps[k], method, p, vectors, wheel, matrices,
              ints)
         row = outs_out[k]
         for j in range(OUTPUT_ROWS):
             for i in range(4):
                 row[j, i] = out[j, i]
+        _ground_outputs(trial, p, grid, meta, wheel, row)
         tyre_outputs(trial, commands[k], p, vectors, wheel, row)
         if not (_finite(trial) and _finite_rows(row)):
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS

@@ -13,8 +13,9 @@ L / tan(delta) at any step.
 
 The speed follows the longitudinal forces: drive torques over the wheel
 radius, brakes as Coulomb friction that stops the car and holds it (no sign
-flip, no creep), drag and rolling resistance, acting on the mass plus the
-rolling wheels' inertia. Same state layout, command and outputs as the
+flip, no creep), drag and rolling resistance, and gravity along the ground
+(a slope; the car cannot slide, so a cross slope only loads it), acting on
+the mass plus the rolling wheels' inertia. Same state layout, command and outputs as the
 four-wheel model (model.py), so everything downstream is model-free.
 """
 
@@ -24,10 +25,9 @@ import numpy as np
 
 from .jit import njit
 from .model import (
-    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_GRAVITY,
-    P_HALF_TRACK, P_LF, P_LR, P_MASS, P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, set_steer,
-    SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_COS, W_DELTA, W_SIN, X, Y, YAW,
-    YAW_RATE)
+    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_HALF_TRACK, P_LF,
+    P_LR, P_MASS, P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, set_steer, SLIP_ANGLE, SLIP_RATIO, STEER,
+    STEER_ANGLE, VX, VY, W_COS, W_DELTA, W_GRAVITY, W_SIN, X, Y, YAW, YAW_RATE)
 
 
 @njit
@@ -71,15 +71,18 @@ def braked(force: float, brakes: float, speed: float) -> float:
 
 
 @njit
-def next_speed(speed: float, command: np.ndarray, p: np.ndarray, h: float) -> float:
+def next_speed(speed: float, command: np.ndarray, p: np.ndarray, h: float,
+               slope_accel: float) -> float:
     """
-    Return the speed after h: drive and resistances, then the brakes as Coulomb friction.
+    Return the speed after h: drive, resistances and gravity along the ground, then the brakes.
 
-    The brakes take up to h F_b / m of speed without reversing it, so a braked
-    car stops exactly and stays stopped while the drive is weaker.
+    The brakes, Coulomb friction, take up to h F_b / m of speed without
+    reversing it, so a braked car stops exactly and stays stopped while the
+    drive (or the slope) is weaker.
     """
     mass = rolling_mass(p)
-    free = speed + h * (drive_force(command, p) - resistance(p, speed)) / mass
+    free = speed + h * (drive_force(command, p) - resistance(p, speed)
+                        + p[P_MASS] * slope_accel) / mass
     limit = h * brake_force(command, p) / mass
     if abs(free) <= limit:
         return 0.0
@@ -125,7 +128,7 @@ def kinematic_step(state: np.ndarray, command: np.ndarray, h: float, steer: floa
                    p: np.ndarray, wheel: np.ndarray) -> None:
     """Advance `state` in place by one sub-step h, the steer angle at its end being `steer`."""
     speed = state[VX]
-    new_speed = next_speed(speed, command, p, h)
+    new_speed = next_speed(speed, command, p, h, wheel[W_GRAVITY, 0])
     state[STEER] = steer
     curvature = math.tan(steer) / (p[P_LF] + p[P_LR])
     mean = 0.5 * (speed + new_speed)
@@ -153,13 +156,14 @@ def kinematic_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray,
     """
     lf, lr = p[P_LF], p[P_LR]
     wheelbase = lf + lr
-    weight = p[P_MASS] * p[P_GRAVITY]
+    weight = p[P_MASS] * wheel[W_GRAVITY, 2]
     speed = state[VX]
     set_steer(state[STEER], p, wheel)
     drag = resistance(p, speed)
-    accel = braked(drive_force(command, p) - drag, brake_force(command, p), speed) / \
+    slope = p[P_MASS] * wheel[W_GRAVITY, 0]
+    accel = braked(drive_force(command, p) - drag + slope, brake_force(command, p), speed) / \
         rolling_mass(p)
-    along = p[P_MASS] * accel + drag
+    along = p[P_MASS] * accel + drag - slope
     across = p[P_MASS] * speed * state[YAW_RATE]
     for i in range(4):
         share = (lr if i < 2 else lf) / wheelbase
@@ -172,5 +176,5 @@ def kinematic_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray,
         out[FORCE_X, i] = body_x * c + body_y * s
         out[FORCE_Y, i] = -body_x * s + body_y * c
         out[STEER_ANGLE, i] = wheel[W_DELTA, i]
-    out[O_ACCEL, 0] = accel
+    out[O_ACCEL, 0] = accel - wheel[W_GRAVITY, 0]
     out[O_ACCEL, 1] = across / p[P_MASS]

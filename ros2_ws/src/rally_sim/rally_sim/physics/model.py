@@ -27,10 +27,11 @@ SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
 DIAG_SIZE = 6
 
 # Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
-O_FRICTION, O_WHEEL_ANGLE, O_ACCEL = DIAG_SIZE, DIAG_SIZE + 1, DIAG_SIZE + 2
-OUTPUT_ROWS = DIAG_SIZE + 3
+O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND = range(DIAG_SIZE, DIAG_SIZE + 4)
+OUTPUT_ROWS = DIAG_SIZE + 4
 """friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
-specific force (x, y) [m/s^2] in columns 0, 1."""
+specific force (x, y) [m/s^2] in columns 0, 1; the ground under the CG:
+height z [m], pitch and roll [rad] of its slope (columns 0-2)."""
 
 
 # Layout of the flat parameter array the compiled kernels read (ModelParams.flat()).
@@ -51,8 +52,11 @@ LOAD_EXACT, LOAD_DOCUMENT = 0, 1
 # Rows 0, 1, 4, 8-12 are load_transfer's (a_x, a_y, loads, its scratch).
 W_AX, W_AY, W_LOAD = AX, AY, LOAD
 W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
-W_MU, W_DIRECTION, W_STUCK, W_STEER = 13, 14, 15, 16
-WHEEL_ROWS = 17
+W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 18
+WHEEL_ROWS = 19
+"""W_GRAVITY: gravity along the ground in the body frame (x, y) and normal to
+it [m/s^2] (columns 0-2), set for each step from the ground under the car;
+W_GROUND: that ground's height, pitch and roll (columns 0-2)."""
 """W_STEER: the steer angle the geometry rows (W_COS, W_SIN, W_DELTA) were
 computed for (column 0), and 1 once they were (column 1)."""
 
@@ -209,14 +213,16 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
     radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
-    # A.7: loads, solved exactly with the forces they produce (or as the document does).
+    # A.7: loads, solved exactly with the forces they produce (or as the document does),
+    # under the gravity normal to the ground (reference 004's slopes).
+    normal_g = wheel[W_GRAVITY, 2]
     if p[P_LOAD_TRANSFER] == LOAD_DOCUMENT:
-        document_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT],
+        document_loads_work(wheel, p[P_MASS], normal_g, lf, lr, c, p[P_CG_HEIGHT],
                             int(p[P_LOAD_ITERATIONS]))
     else:
-        wheel_loads_work(wheel, p[P_MASS], p[P_GRAVITY], lf, lr, c, p[P_CG_HEIGHT])
-    force_x = 0.0
-    force_y = 0.0
+        wheel_loads_work(wheel, p[P_MASS], normal_g, lf, lr, c, p[P_CG_HEIGHT])
+    force_x = p[P_MASS] * wheel[W_GRAVITY, 0]      # gravity along the ground
+    force_y = p[P_MASS] * wheel[W_GRAVITY, 1]
     moment_z = 0.0
     for i in range(4):
         px = lf if i < 2 else -lr
@@ -256,6 +262,7 @@ def derivatives(z: np.ndarray, steer: float, drive: np.ndarray, mu: np.ndarray,
     """
     wheel = np.zeros((WHEEL_ROWS, 4))
     wheel[W_MU] = mu
+    wheel[W_GRAVITY, 2] = p[P_GRAVITY]      # flat ground
     set_steer(steer, p, wheel)
     vectors = np.zeros((2, 7))
     vectors[0] = z[:7]

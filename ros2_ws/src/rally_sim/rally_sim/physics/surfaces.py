@@ -12,14 +12,30 @@ map follows the ROS map_server layout, a YAML file beside an image:
       - {color: [200, 170, 110], surface: gravel}
       - {color: 255, surface: snow}              # a grey level also works
     outside: gravel           # surface beyond the image (default: tarmac_dry)
+    height_map: stage_heights.yaml   # optional: the ground's height (slopes)
 
 Every pixel colour must be in the legend; a missing colour, an unknown
 surface, a bad resolution or origin is an error naming the key.
+
+A height map (reference 004's slopes) is a second map_server-style YAML
+beside it, over the same pixels:
+
+    image: stage_heights.png  # grey levels (8 or 16 bit): black low, white high
+    resolution: 0.5           # must equal the surface map's
+    origin: [-50.0, -50.0, 0.0]   # must equal the surface map's
+    min_height_m: 0.0         # height of black
+    max_height_m: 12.0        # height of white
+    max_slope: 0.3            # steepest rise per metre the map may hold
+
+Heights are interpolated between pixel centres and held at the edge value
+beyond the image; the slope at a point is the central difference over one
+pixel. A map whose size, resolution, origin or range is wrong, or that is
+steeper anywhere than max_slope, is an error naming the key.
 """
 
 import math
 import os
-from typing import Dict, NamedTuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -38,7 +54,8 @@ SURFACE_GRIP: Dict[str, float] = {
 }
 """Multiplier of the tyre's friction coefficient on each surface type."""
 
-MAP_KEYS = ('image', 'resolution', 'origin', 'surfaces', 'outside')
+MAP_KEYS = ('image', 'resolution', 'origin', 'surfaces', 'outside', 'height_map')
+HEIGHT_KEYS = ('image', 'resolution', 'origin', 'min_height_m', 'max_height_m', 'max_slope')
 MAP_SERVER_KEYS = ('negate', 'occupied_thresh', 'free_thresh', 'mode')
 """map_server keys that may be present and are ignored (they concern occupancy)."""
 
@@ -48,7 +65,7 @@ class SurfaceError(ValueError):
 
 
 class GripGrid(NamedTuple):
-    """Grip multipliers on a grid, as the compiled kernel reads them."""
+    """Grip multipliers and ground heights on a grid, as the compiled kernels read them."""
 
     grip: np.ndarray        # (rows, cols), row 0 at the top of the image
     resolution_m: float
@@ -56,29 +73,60 @@ class GripGrid(NamedTuple):
     origin_y_m: float
     origin_yaw_rad: float
     outside: float
+    heights: Optional[np.ndarray] = None    # (rows, cols) [m]; None: flat at 0
 
     @property
     def meta(self) -> np.ndarray:
         """Return the grid's placement as the kernel reads it (layout G_*)."""
         return np.array([self.resolution_m, self.origin_x_m, self.origin_y_m,
                          math.cos(self.origin_yaw_rad), math.sin(self.origin_yaw_rad),
-                         self.outside])
+                         self.outside, 1.0 if self.heights is None else 0.0])
+
+    @property
+    def layers(self) -> np.ndarray:
+        """Return grip and heights stacked (GRID_GRIP, GRID_HEIGHT), as the kernels read them."""
+        heights = np.zeros_like(self.grip) if self.heights is None else self.heights
+        return np.ascontiguousarray(np.stack([self.grip, heights]), dtype=np.float64)
 
 
-G_RESOLUTION, G_ORIGIN_X, G_ORIGIN_Y, G_COS_YAW, G_SIN_YAW, G_OUTSIDE = range(6)
+G_RESOLUTION, G_ORIGIN_X, G_ORIGIN_Y, G_COS_YAW, G_SIN_YAW, G_OUTSIDE, G_FLAT = range(7)
+GRID_GRIP, GRID_HEIGHT = 0, 1
 
 
 @njit
-def grip_at(grip: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
-    """Return the grip multiplier at odom point (x, y) of a grid (GripGrid.grip, .meta)."""
+def _grid_coordinates(meta: np.ndarray, x: float, y: float) -> tuple:
+    """Return odom point (x, y) in pixels: (column, row counted from the bottom)."""
     dx, dy = x - meta[G_ORIGIN_X], y - meta[G_ORIGIN_Y]
     c, s = meta[G_COS_YAW], meta[G_SIN_YAW]
-    col = math.floor((c * dx + s * dy) / meta[G_RESOLUTION])
-    row_from_bottom = math.floor((-s * dx + c * dy) / meta[G_RESOLUTION])
-    rows, cols = grip.shape
+    return (c * dx + s * dy) / meta[G_RESOLUTION], (-s * dx + c * dy) / meta[G_RESOLUTION]
+
+
+@njit
+def grip_at(grid: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
+    """Return the grip multiplier at odom point (x, y) of a grid (GripGrid.layers, .meta)."""
+    u, v = _grid_coordinates(meta, x, y)
+    col, row_from_bottom = math.floor(u), math.floor(v)
+    rows, cols = grid.shape[1], grid.shape[2]
     if col < 0 or col >= cols or row_from_bottom < 0 or row_from_bottom >= rows:
         return meta[G_OUTSIDE]
-    return grip[rows - 1 - row_from_bottom, col]
+    return grid[GRID_GRIP, rows - 1 - row_from_bottom, col]
+
+
+@njit
+def height_at(grid: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
+    """Return the ground height [m] at odom point (x, y): bilinear between pixel centres."""
+    u, v = _grid_coordinates(meta, x, y)
+    rows, cols = grid.shape[1], grid.shape[2]
+    u = min(max(u - 0.5, 0.0), cols - 1.0)      # pixel centres, held at the edges
+    v = min(max(v - 0.5, 0.0), rows - 1.0)
+    col, row = min(math.floor(u), cols - 2), min(math.floor(v), rows - 2)
+    if cols == 1 or rows == 1:
+        return grid[GRID_HEIGHT, rows - 1 - max(row, 0), max(col, 0)]
+    fu, fv = u - col, v - row
+    low = rows - 1 - row            # image row of the lower pixel centre
+    h00, h10 = grid[GRID_HEIGHT, low, col], grid[GRID_HEIGHT, low, col + 1]
+    h01, h11 = grid[GRID_HEIGHT, low - 1, col], grid[GRID_HEIGHT, low - 1, col + 1]
+    return (h00 * (1.0 - fu) + h10 * fu) * (1.0 - fv) + (h01 * (1.0 - fu) + h11 * fu) * fv
 
 
 def surface_grip(name: str, key: str = 'surface') -> float:
@@ -116,9 +164,16 @@ class Surface:
 
     def grip_at(self, xs, ys) -> np.ndarray:
         """Return the grip multiplier at each odom point."""
+        return self._each(grip_at, xs, ys)
+
+    def height_at(self, xs, ys) -> np.ndarray:
+        """Return the ground height [m] at each odom point."""
+        return self._each(height_at, xs, ys)
+
+    def _each(self, function, xs, ys) -> np.ndarray:
         xs, ys = np.broadcast_arrays(np.asarray(xs, float), np.asarray(ys, float))
-        grip, meta = self.grid.grip, self.grid.meta
-        return np.array([grip_at(grip, meta, x, y) for x, y in zip(xs.ravel(), ys.ravel())]
+        grid, meta = self.grid.layers, self.grid.meta
+        return np.array([function(grid, meta, x, y) for x, y in zip(xs.ravel(), ys.ravel())]
                         ).reshape(xs.shape)
 
 
@@ -149,8 +204,76 @@ def _grid_from_spec(spec, folder: str) -> GripGrid:
         row, col = np.argwhere(np.isnan(grip))[0]
         raise SurfaceError(f'pixel (row {row}, column {col}) has colour '
                            f'{image[row, col].tolist()}, which is not in surfaces')
+    heights = None
+    if 'height_map' in spec:
+        heights = _heights(os.path.join(folder, str(spec['height_map'])), grip.shape,
+                           resolution, origin)
     return GripGrid(grip, float(resolution), float(origin[0]), float(origin[1]),
-                    float(origin[2]), outside)
+                    float(origin[2]), outside, heights)
+
+
+def _heights(path: str, shape, resolution: float, origin) -> np.ndarray:
+    """Load a height map over the surface map's pixels; raise naming the bad key."""
+    spec = read_yaml(path, 'height map', SurfaceError)
+    where = f'height_map {path}'
+    if not isinstance(spec, dict):
+        raise SurfaceError(f'{where}: the file must hold a mapping')
+    unknown = [k for k in spec if k not in HEIGHT_KEYS + MAP_SERVER_KEYS]
+    missing = [k for k in HEIGHT_KEYS if k not in spec]
+    if unknown or missing:
+        raise SurfaceError(f'{where}: unknown key(s) {unknown}, missing key(s) {missing}; '
+                           f'keys: {", ".join(HEIGHT_KEYS)}')
+    if spec['resolution'] != resolution:
+        raise SurfaceError(f"{where}: resolution = {spec['resolution']!r} must equal the "
+                           f"surface map's {resolution!r}")
+    if spec['origin'] != origin:
+        raise SurfaceError(f"{where}: origin = {spec['origin']!r} must equal the surface "
+                           f"map's {origin!r}")
+    low, high, steepest = (spec[k] for k in ('min_height_m', 'max_height_m', 'max_slope'))
+    for key, value in (('min_height_m', low), ('max_height_m', high), ('max_slope', steepest)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or abs(value) > 10000.0:
+            raise SurfaceError(f'{where}: {key} = {value!r} must be a finite number [m]')
+    if not low < high:
+        raise SurfaceError(f'{where}: min_height_m = {low!r} must be below max_height_m = '
+                           f'{high!r}')
+    if not 0.0 < steepest <= 2.0:
+        raise SurfaceError(f'{where}: max_slope = {steepest!r} must be in (0, 2] (rise per '
+                           'metre)')
+    image, full = _read_height_image(os.path.join(os.path.dirname(os.path.abspath(path)),
+                                                  str(spec['image'])), where)
+    if image.shape != shape:
+        raise SurfaceError(f'{where}: image is {image.shape[1]} x {image.shape[0]} pixels; '
+                           f'the surface map is {shape[1]} x {shape[0]}')
+    heights = low + (high - low) * image.astype(float) / full
+    _check_slope(heights, float(resolution), float(steepest), where)
+    return heights
+
+
+def _read_height_image(path: str, where: str) -> Tuple[np.ndarray, float]:
+    """Return a greyscale image's pixels and its white level (255 or 65535)."""
+    from PIL import Image
+    try:
+        with Image.open(path) as image:
+            if image.mode in ('I;16', 'I;16B', 'I'):
+                return np.asarray(image, dtype=np.int64), 65535.0
+            if image.mode == 'L':
+                return np.asarray(image), 255.0
+            raise SurfaceError(f'{where}: image must be greyscale (8 or 16 bit), not '
+                               f'{image.mode}')
+    except OSError as error:
+        raise SurfaceError(f'{where}: image: cannot read {path}: {error}') from None
+
+
+def _check_slope(heights: np.ndarray, resolution: float, steepest: float, where: str) -> None:
+    """Raise naming max_slope if neighbouring pixel centres rise more steeply than it."""
+    rises = [np.abs(np.diff(heights, axis=axis)) / resolution for axis in (0, 1)]
+    worst = max((float(r.max()) if r.size else 0.0) for r in rises)
+    if worst > steepest + 1e-12:
+        axis = 0 if rises[0].size and float(rises[0].max()) == worst else 1
+        row, col = np.unravel_index(int(np.argmax(rises[axis])), rises[axis].shape)
+        raise SurfaceError(f'{where}: the ground rises {worst:.3f} m per metre at pixel (row '
+                           f'{row}, column {col}), steeper than max_slope = {steepest!r}')
 
 
 def _read_image(path: str) -> np.ndarray:

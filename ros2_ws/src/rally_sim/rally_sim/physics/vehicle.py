@@ -17,7 +17,8 @@ from .config import VehicleConfig
 from .integrators import (
     advance, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, friction_under,
     INTEGRATORS,
-    O_ACCEL, O_FRICTION, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
+    O_ACCEL, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout,
+    Workspace)
 from .model import (
     DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
     STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
@@ -107,7 +108,7 @@ class Vehicle:
     @surface.setter
     def surface(self, surface: Surface) -> None:
         self._surface = surface
-        self._grip, self._grip_meta = surface.grid.grip, surface.grid.meta
+        self._grid, self._grid_meta = surface.grid.layers, surface.grid.meta
 
     # ---- state -------------------------------------------------------------
 
@@ -122,7 +123,7 @@ class Vehicle:
         self.step_count = 0
         self.work.refresh_jacobian()
         self.outputs[:] = 0.0
-        friction_under(self.state, self.flat_params, self.tyre_mu, self._grip, self._grip_meta,
+        friction_under(self.state, self.flat_params, self.tyre_mu, self._grid, self._grid_meta,
                        self.outputs[O_FRICTION])
         self.set_command(Command())
         self._refresh_outputs()
@@ -195,7 +196,7 @@ class Vehicle:
         """
         w = self.work
         done = advance(self.state, self.command, dt, steps, self.substeps_for(dt), self.method,
-                       self.flat_params, self.tyre_mu, self._grip, self._grip_meta,
+                       self.flat_params, self.tyre_mu, self._grid, self._grid_meta,
                        w.vectors, w.wheel, w.matrices, w.ints, self.outputs)
         self.step_count += done
         self.time_s += done * dt
@@ -226,7 +227,7 @@ class Vehicle:
         outputs = np.zeros((len(dts), OUTPUT_ROWS, 4))
         w = self.work
         done = rollout(self.state, commands, dts, substeps, self.method, self.flat_params,
-                       self.tyre_mu, self._grip, self._grip_meta, w.vectors, w.wheel,
+                       self.tyre_mu, self._grid, self._grid_meta, w.vectors, w.wheel,
                        w.matrices, w.ints, self.outputs, states, outputs)
         self.step_count += done
         self.time_s += float(np.sum(dts[:done]))
@@ -244,8 +245,8 @@ class Vehicle:
 
     def _refresh_outputs(self) -> None:
         w = self.work
-        refresh_outputs(self.state, self.command, self.flat_params, w.vectors, w.wheel,
-                        self.outputs)
+        refresh_outputs(self.state, self.command, self.flat_params, self._grid,
+                        self._grid_meta, w.vectors, w.wheel, self.outputs)
 
     # ---- outputs -----------------------------------------------------------
 
@@ -277,6 +278,11 @@ class Vehicle:
     def steer_rad(self) -> float:
         """Actual bicycle-equivalent steer angle after the actuator [rad]."""
         return float(self.state[STEER])
+
+    def ground(self) -> Tuple[float, float, float]:
+        """Return the ground under the CG: height z [m], pitch and roll of its slope [rad]."""
+        return (float(self.outputs[O_GROUND, 0]), float(self.outputs[O_GROUND, 1]),
+                float(self.outputs[O_GROUND, 2]))
 
     def specific_force_m_s2(self):
         """Return what an accelerometer at the CG reads in the body frame (x, y) [m/s^2]."""

@@ -121,7 +121,8 @@ class OutputMessages:
         odom.pose.covariance = diagonal
         odom.twist.covariance = diagonal
         self._odom = SerializedMessage(odom, [
-            'pose.pose.position.x', 'pose.pose.position.y', 'pose.pose.orientation.x',
+            'pose.pose.position.x', 'pose.pose.position.y', 'pose.pose.position.z',
+            'pose.pose.orientation.x',
             'pose.pose.orientation.y', 'pose.pose.orientation.z', 'pose.pose.orientation.w',
             'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z'])
         # odom -> base_link; fl, fr: base -> steer frame -> wheel; rl, rr: base -> wheel.
@@ -175,9 +176,10 @@ class OutputMessages:
         return self._clock.fill((), stamp_ns)
 
     def odometry(self, stamp_ns: int) -> bytes:
-        """Return the pose in odom and the twist in base_link."""
+        """Return the pose in odom (on the ground: its height, pitch and roll) and the twist."""
         s = self.vehicle.state.tolist()
-        return self._odom.fill([s[X], s[Y]] + _quaternion(0.0, 0.0, s[YAW])
+        z, pitch, roll = self.vehicle.ground()
+        return self._odom.fill([s[X], s[Y], z] + _quaternion(roll, pitch, s[YAW])
                                + [s[VX], s[VY], s[YAW_RATE]], stamp_ns)
 
     def transforms(self, stamp_ns: int) -> bytes:
@@ -195,7 +197,8 @@ class OutputMessages:
         rotations = [_quaternion(0.0, 0.0, steer[0]), _quaternion(0.0, spin[0], 0.0),
                      _quaternion(0.0, 0.0, steer[1]), _quaternion(0.0, spin[1], 0.0),
                      _quaternion(0.0, spin[2], 0.0), _quaternion(0.0, spin[3], 0.0)]
-        values = [s[X], s[Y], 0.0] + _quaternion(0.0, 0.0, s[YAW])
+        z, pitch, roll = v.ground()
+        values = [s[X], s[Y], z] + _quaternion(roll, pitch, s[YAW])
         for translation, rotation in zip(self._wheel_translations, rotations):
             values += translation + rotation
         return self._tf.fill(values, stamp_ns)
@@ -215,9 +218,10 @@ class OutputMessages:
                                  + [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist(), stamp_ns)
 
     def imu(self, stamp_ns: int) -> bytes:
-        """Return the ground-truth IMU at the CG: yaw, yaw rate, specific force (+g on z)."""
+        """Return the ground-truth IMU at the CG: attitude, yaw rate, specific force (+g on z)."""
         v = self.vehicle
-        return self._imu.fill(_quaternion(0.0, 0.0, float(v.state[YAW]))
+        _, pitch, roll = v.ground()
+        return self._imu.fill(_quaternion(roll, pitch, float(v.state[YAW]))
                               + [float(v.state[YAW_RATE])] + list(v.specific_force_m_s2()),
                               stamp_ns)
 

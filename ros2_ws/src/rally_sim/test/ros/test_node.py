@@ -8,6 +8,8 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 import pytest
+from rally_sim.physics import Surface
+from rally_sim.resources import config_file
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -214,6 +216,33 @@ def test_teleport_and_reset(simulator, preset):
     last = at(client, odom, client.step(1))
     assert last.pose.pose.position.x == pytest.approx(1.0 + 3.0 * 0.001, abs=1e-3)
     assert last.twist.twist.linear.x == pytest.approx(3.0, abs=0.01)
+
+
+def test_odometry_and_tf_follow_the_ground_on_a_hill(simulator):
+    # On hill_stage's first hill (45, 20): the flank 10 m west of the top rises to the east.
+    surface = Surface.load(config_file('stages/hill_stage.yaml'))
+    client = simulator(pacing='lockstep', surface='hill_stage', initial_x=35.0,
+                       initial_y=20.0, command_timeout_s=0.0)
+    odom = Latest(client, Odometry, 'odom')
+    tf = Latest(client, TFMessage, '/tf')
+    until_every_stream_has_a_message(client, {'odom': odom, 'tf': tf})
+    response = client.step(0)
+    last = at(client, odom, response)
+    pose = last.pose.pose
+    assert pose.position.z == pytest.approx(float(surface.height_at(pose.position.x,
+                                                                    pose.position.y)), abs=1e-9)
+    assert pose.position.z > 2.0
+    w, x, y, z = (pose.orientation.w, pose.orientation.x, pose.orientation.y,
+                  pose.orientation.z)
+    pitch = math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
+    assert pitch < -0.05                                  # nose up (REP-103), uphill
+    wanted = (response.sim_time.sec, response.sim_time.nanosec)
+    assert client.spin_until(lambda: any(
+        (m.transforms[0].header.stamp.sec, m.transforms[0].header.stamp.nanosec) == wanted
+        for m in tf.messages))
+    base = next(m for m in reversed(tf.messages) if (m.transforms[0].header.stamp.sec,
+                m.transforms[0].header.stamp.nanosec) == wanted).transforms[0].transform
+    assert base.translation.z == pose.position.z and base.rotation == pose.orientation
 
 
 def run_lockstep_drive(simulator):
