@@ -135,7 +135,12 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
 @njit
 def arcade_step(state: np.ndarray, command: np.ndarray, h: float, steer: float,
                 p: np.ndarray, wheel: np.ndarray, axle: np.ndarray) -> None:
-    """Advance `state` in place by one sub-step h (semi-implicit Euler), steer at `steer`."""
+    """
+    Advance `state` in place by one sub-step h (semi-implicit Euler), steer at `steer`.
+
+    The wheel spins are not dynamic states here: rolling_wheels() sets them
+    once the step's sub-steps are done.
+    """
     state[STEER] = steer
     force_x, force_y, moment, brakes = arcade_forces(state, command, p, wheel, axle)
     mass = p[P_MASS]
@@ -155,7 +160,6 @@ def arcade_step(state: np.ndarray, command: np.ndarray, h: float, steer: float,
     state[X] += h * (state[VX] * c - state[VY] * s)
     state[Y] += h * (state[VX] * s + state[VY] * c)
     state[YAW] = yaw
-    rolling_wheels(state, p)
 
 
 @njit

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .arcade import arcade_outputs, arcade_step, steer_factor, steer_target
+from .arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .jit import njit
 from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
@@ -310,6 +310,7 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
             steer = advance_steer(state[STEER], steer_target(state, command, p),
                                   rate * factor, h, decay)
             arcade_step(state, command, h, steer, p, wheel, wheel)
+        rolling_wheels(state, p)
         return
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
