@@ -9,15 +9,19 @@ from rally_sim.reference_step import ReferenceStep
 from support.vehicles import vehicle
 
 
+def drift_car_and_reference():
+    """Return the document-mode car at the drift's start, the reference step, its state."""
+    config = vehicle('volvo_v40_document')
+    car = Vehicle(config)
+    car.reset(vx=document_scenario('drift').initial_speed_m_s)
+    return car, ReferenceStep(config), car.state[VX:OMEGA + 4].copy()
+
+
 def test_document_mode_takes_the_reference_step_at_every_step_of_the_drift():
     # Both stop the load iteration after 8 passes; at 19 steps the rear-left
     # wheel's load from the formula is negative and its tyre gives no force.
-    config = vehicle('volvo_v40_document')
     scenario = document_scenario('drift')
-    car = Vehicle(config)
-    car.reset(vx=scenario.initial_speed_m_s)
-    reference = ReferenceStep(config)
-    z = car.state[VX:OMEGA + 4].copy()
+    car, reference, z = drift_car_and_reference()
     for k in range(len(scenario.inputs.steer)):
         steer, drive = scenario.inputs.steer[k], scenario.inputs.drive[k]
         car.state[VX:OMEGA + 4] = z          # from the reference's own state
@@ -32,12 +36,8 @@ def test_document_mode_follows_the_reference_trajectory_through_the_negative_loa
     # Steps 82-118 carry the negative loads; after ~350 steps the document's
     # step is chaotic (a 1e-15 nudge grows to O(1)), so the whole trajectories
     # are compared up to step 300 only.
-    config = vehicle('volvo_v40_document')
     scenario = document_scenario('drift')
-    car = Vehicle(config)
-    car.reset(vx=scenario.initial_speed_m_s)
-    reference = ReferenceStep(config)
-    z = car.state[VX:OMEGA + 4].copy()
+    car, reference, z = drift_car_and_reference()
     for k in range(300):
         steer, drive = scenario.inputs.steer[k], scenario.inputs.drive[k]
         z = reference.step(z, steer, drive[2], drive[3], 0.01)

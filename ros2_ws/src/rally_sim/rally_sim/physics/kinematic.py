@@ -43,21 +43,24 @@ def resistance(p: np.ndarray, speed: float) -> float:
 
 
 @njit
+def _at_the_ground(command: np.ndarray, first: int, p: np.ndarray) -> float:
+    """Return four torques of the command from index `first` on, summed, over the radius [N]."""
+    total = 0.0
+    for i in range(4):
+        total += command[first + i]
+    return total / p[P_RADIUS]
+
+
+@njit
 def drive_force(command: np.ndarray, p: np.ndarray) -> float:
     """Return the sum of the drive torques over the wheel radius [N]."""
-    force = 0.0
-    for i in range(4):
-        force += command[C_DRIVE + i]
-    return force / p[P_RADIUS]
+    return _at_the_ground(command, C_DRIVE, p)
 
 
 @njit
 def brake_force(command: np.ndarray, p: np.ndarray) -> float:
     """Return the largest force the brakes (handbrake included) can hold [N]."""
-    total = 0.0
-    for i in range(4):
-        total += command[C_BRAKE + i]
-    return total / p[P_RADIUS]
+    return _at_the_ground(command, C_BRAKE, p)
 
 
 @njit

@@ -97,6 +97,21 @@ a_y, output loads, and scratch (SYSTEM: 4 rows, RHS: 1 row)."""
 
 
 @njit
+def _formula(mass: float, gravity: float, cg_to_front: float, cg_to_rear: float,
+             half_track: float, cg_height: float) -> tuple:
+    """
+    Return the document's load formula Fz_i = base_i + gx_i F_X + gy_i F_Y as coefficients.
+
+    (static front load, static rear load, gx of a front wheel (-gx at the
+    rear), gy of a right wheel (-gy on the left)).
+    """
+    wheelbase = cg_to_front + cg_to_rear
+    weight = mass * gravity
+    return (0.5 * weight * cg_to_rear / wheelbase, 0.5 * weight * cg_to_front / wheelbase,
+            -cg_height / (2.0 * wheelbase), cg_height / (4.0 * half_track))
+
+
+@njit
 def wheel_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_front: float,
                      cg_to_rear: float, half_track: float, cg_height: float) -> None:
     """
@@ -107,12 +122,8 @@ def wheel_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_front:
     Fz_i = base_i + gx_i F_X + gy_i F_Y, and F_X = sum a_x,i Fz_i,
     F_Y = sum a_y,i Fz_i leave a 2 x 2 system for (F_X, F_Y).
     """
-    wheelbase = cg_to_front + cg_to_rear
-    weight = mass * gravity
-    base_front = 0.5 * weight * cg_to_rear / wheelbase
-    base_rear = 0.5 * weight * cg_to_front / wheelbase
-    gx_front = -cg_height / (2.0 * wheelbase)
-    gy_right = cg_height / (4.0 * half_track)
+    base_front, base_rear, gx_front, gy_right = _formula(mass, gravity, cg_to_front,
+                                                         cg_to_rear, half_track, cg_height)
     a11, a12, a21, a22, r1, r2 = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
     for i in range(4):
         base = base_front if i < 2 else base_rear
@@ -155,12 +166,8 @@ def document_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_fro
     formula knows no lift); a tyre whose load is not positive gives no force,
     in the iteration and in the caller (model._chassis).
     """
-    wheelbase = cg_to_front + cg_to_rear
-    weight = mass * gravity
-    base_front = 0.5 * weight * cg_to_rear / wheelbase
-    base_rear = 0.5 * weight * cg_to_front / wheelbase
-    gx_front = -cg_height / (2.0 * wheelbase)
-    gy_right = cg_height / (4.0 * half_track)
+    base_front, base_rear, gx_front, gy_right = _formula(mass, gravity, cg_to_front,
+                                                         cg_to_rear, half_track, cg_height)
     for i in range(4):
         work[LOAD, i] = base_front if i < 2 else base_rear
     for _ in range(iterations):

@@ -14,8 +14,8 @@ from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 from rally_sim_msgs.msg import WheelTorqueCommand
 from rclpy.node import Node
-from transforms3d.euler import quat2euler
 
+from .odometry import planar_state
 from .parameters import declare, Spec
 from ..control.drift import DriftController, DriftSettings
 
@@ -52,12 +52,7 @@ class DriftNode(Node):
         self.get_logger().info(f"drifting round a {p['radius_m']:g} m circle")
 
     def _on_odom(self, msg: Odometry) -> None:
-        pose, twist = msg.pose.pose, msg.twist.twist
-        q = pose.orientation
-        yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
-        steer, torque = self.controller.command(pose.position.x, pose.position.y, yaw,
-                                                twist.linear.x, twist.linear.y,
-                                                twist.angular.z)
+        steer, torque = self.controller.command(*planar_state(msg))
         steering = AckermannDriveStamped()
         steering.header.stamp = msg.header.stamp
         steering.drive.steering_angle = float(steer)

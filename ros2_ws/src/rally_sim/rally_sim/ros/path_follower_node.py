@@ -14,8 +14,8 @@ from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry, Path
 import numpy as np
 from rclpy.node import Node
-from transforms3d.euler import quat2euler
 
+from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
 from ..control.path import ClosedPath
 from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
@@ -72,11 +72,8 @@ class PathFollower(Node):
         self.get_logger().info(f'following a new path of {len(points)} points')
 
     def _on_odom(self, msg: Odometry) -> None:
-        pose, twist = msg.pose.pose, msg.twist.twist
-        q = pose.orientation
-        yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
-        steer, speed = self.follower.command(pose.position.x, pose.position.y, yaw,
-                                             twist.linear.x)
+        state = planar_state(msg)
+        steer, speed = self.follower.command(state.x, state.y, state.yaw, state.vx)
         command = AckermannDriveStamped()
         command.header.stamp = msg.header.stamp
         command.header.frame_id = msg.child_frame_id
