@@ -9,8 +9,10 @@ surface grip under its wheels). Axle loads are the static shares plus the
 longitudinal weight transfer m a_x h / L (000 s. 4). Drive and brake forces
 are the axle's torques over the wheel radius, each capped by the axle's grip
 (000 s. 7); the brakes are Coulomb friction on the forward speed, so a
-braked car stops exactly and stays stopped. The handbrake cuts the rear grip
-to `handbrake_grip` of itself (000 s. 4) besides braking the rear wheels.
+braked car stops exactly and stays stopped, and then the tyres' static
+friction holds it sideways too (on a slope as well, while their grip can).
+The handbrake cuts the rear grip to `handbrake_grip` of itself (000 s. 4)
+besides braking the rear wheels.
 Drag and rolling resistance as reference 003; gravity along the ground and
 the loads under the gravity normal to it (reference 004's slopes).
 
@@ -155,11 +157,33 @@ def arcade_step(state: np.ndarray, command: np.ndarray, h: float, steer: float,
     state[VY] = vy + h * (force_y / mass - r * vx)
     state[YAW_RATE] = r + h * moment / p[P_YAW_INERTIA]
     state[VX] = new_vx
+    if new_vx == 0.0 and brakes > 0.0:
+        _hold(state, p, wheel, axle, h)
     yaw = state[YAW] + h * state[YAW_RATE]
     c, s = math.cos(yaw), math.sin(yaw)
     state[X] += h * (state[VX] * c - state[VY] * s)
     state[Y] += h * (state[VX] * s + state[VY] * c)
     state[YAW] = yaw
+
+
+@njit
+def _hold(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, axle: np.ndarray,
+          h: float) -> None:
+    """
+    Hold a car its brakes hold sideways too (tyres' static friction), as the four-wheel model.
+
+    The brakes hold the forward speed at 0; the axles can hold the car with
+    up to their grip times their loads. If the ground's pull needs no more
+    and what is left stops the sideways and yaw motion within h, they stop.
+    """
+    available = 0.0
+    for k in range(2):
+        available += 0.5 * (wheel[W_MU, 2 * k] + wheel[W_MU, 2 * k + 1]) * axle[AX_LOAD, k]
+    mass = p[P_MASS]
+    spare = available - mass * math.hypot(wheel[W_GRAVITY, 0], wheel[W_GRAVITY, 1])
+    sliding = abs(state[VY]) + abs(state[YAW_RATE]) * max(p[P_LF], p[P_LR])
+    if spare > 0.0 and sliding <= h * spare / mass:
+        state[VY] = state[YAW_RATE] = 0.0
 
 
 @njit

@@ -28,10 +28,12 @@ from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
     ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, contact_point,
     derivatives_into, derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_FRICTION,
-    O_GROUND, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_MODEL, P_STEER_RATE, P_STEER_TAU,
-    P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY, W_DIRECTION, W_GRAVITY,
-    W_GROUND, W_MU, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    O_GROUND, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS,
+    P_MODEL, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE,
+    STEER, VX, W_AX, W_AY, W_DIRECTION, W_GRAVITY, W_GROUND, W_LOAD, W_MU, W_STUCK, W_UNIT_X,
+    W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
+from .tyre import SLIP_REGULARIZED
 
 EULER, RK4, IMPLICIT_EULER = 0, 1, 2
 JACOBIAN_REFRESH_SUBSTEPS = 40
@@ -100,6 +102,33 @@ def _apply_brakes(vectors: np.ndarray, row: int, command: np.ndarray, h: float,
                 vectors[row, 3 + i] = 0.0
             else:
                 vectors[row, 3 + i] = omega - math.copysign(limit, omega)
+
+
+@njit
+def _hold_chassis(vectors: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: np.ndarray,
+                  h: float) -> None:
+    """
+    Give a car held by its brakes its tyres' static friction: stick or slide, as the brakes.
+
+    Below v_low the regularised slip makes a tyre a damper, with no force at
+    rest, so a braked car on a slope would creep. When every wheel is held by
+    its brake (spin exactly 0), the tyres can hold the car still with up to
+    sum(mu Fz) of friction: if the ground's pull needs no more than that and
+    what is left can stop the chassis within this sub-step, the chassis
+    velocities of vectors[V_NEW] become 0 (a Coulomb stick, like a wheel's
+    brake; beyond it the car slides, the damper acting).
+    """
+    available = 0.0
+    for i in range(4):
+        if command[C_BRAKE + i] <= 0.0 or vectors[V_NEW, 3 + i] != 0.0:
+            return
+        available += wheel[W_MU, i] * max(wheel[W_LOAD, i], 0.0)
+    mass = p[P_MASS]
+    spare = available - mass * math.hypot(wheel[W_GRAVITY, 0], wheel[W_GRAVITY, 1])
+    lever = max(p[P_LF], p[P_LR], p[P_HALF_TRACK])
+    sliding = math.hypot(vectors[V_NEW, 0], vectors[V_NEW, 1]) + abs(vectors[V_NEW, 2]) * lever
+    if spare > 0.0 and sliding <= h * spare / mass:
+        vectors[V_NEW, 0] = vectors[V_NEW, 1] = vectors[V_NEW, 2] = 0.0
 
 
 @njit
@@ -334,6 +363,8 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
                 for i in range(7):
                     vectors[V_NEW, i] = vectors[V_Z, i] + h * vectors[V_F0, i]
             _apply_brakes(vectors, V_NEW, command, h, p[P_WHEEL_INERTIA])
+        if p[P_SLIP_MODEL] == SLIP_REGULARIZED:
+            _hold_chassis(vectors, command, p, wheel, h)
         cos_yaw, sin_yaw = _move_pose(state, vectors, h, method, cos_yaw, sin_yaw)
         for i in range(7):
             vectors[V_Z, i] = vectors[V_NEW, i]
