@@ -25,7 +25,7 @@ import numpy as np
 from . import WHEELS
 from .physics import ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
 from .physics.trajectory import InputTable, simulate, Trajectory
-from .resources import preset
+from .resources import preset, shipped
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
 OPTIONAL = tuple(f'brake_{w}' for w in WHEELS) + ('handbrake',)
@@ -114,7 +114,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog='python -m rally_sim.replay', description=__doc__.split('\n\n')[0])
     parser.add_argument('--vehicle', required=True,
-                        help='vehicle file (YAML), or a preset name such as volvo_v40')
+                        help='vehicle file (YAML), or a preset name: '
+                             + ', '.join(shipped('vehicles')))
     parser.add_argument('--inputs', required=True, help='inputs CSV file')
     parser.add_argument('--output', required=True, help='trajectory CSV file to write')
     parser.add_argument('--initial-speed', type=float, default=0.0, metavar='V',

@@ -24,3 +24,11 @@ def preset(name: str, folder: str, suffix: str) -> str:
     if os.path.exists(name) or os.sep in name or name.endswith(suffix):
         return name
     return config_file(os.path.join(folder, name + suffix)) or name
+
+
+def shipped(folder: str, suffix: str = '.yaml') -> list:
+    """Return the names of the files shipped in config/<folder> ending in `suffix`, sorted."""
+    path = config_file(folder)
+    if not path:
+        return []
+    return sorted(name[:-len(suffix)] for name in os.listdir(path) if name.endswith(suffix))

@@ -159,7 +159,8 @@ class OutputMessages:
         imu.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
         self._imu = SerializedMessage(imu, [
             'orientation.x', 'orientation.y', 'orientation.z', 'orientation.w',
-            'angular_velocity.z', 'linear_acceleration.x', 'linear_acceleration.y'])
+            'angular_velocity.z', 'linear_acceleration.x', 'linear_acceleration.y',
+            'linear_acceleration.z'])
         self._clock = SerializedMessage(ClockMsg(), [], stamps=['clock'])
         self._markers = None
         offsets = wheel_offsets(vehicle)
@@ -218,12 +219,19 @@ class OutputMessages:
                                  + [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist(), stamp_ns)
 
     def imu(self, stamp_ns: int) -> bytes:
-        """Return the ground-truth IMU at the CG: attitude, yaw rate, specific force (+g on z)."""
+        """
+        Return the ground-truth IMU at the CG: attitude, yaw rate, specific force.
+
+        x, y: the tyres' and the air's forces per unit mass (at rest on a
+        slope, the tyres holding the car against gravity); z: the ground's
+        push, g cos(pitch) cos(roll) (g on the flat; the model has no heave).
+        """
         v = self.vehicle
         _, pitch, roll = v.ground()
+        normal = v.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
         return self._imu.fill(_quaternion(roll, pitch, float(v.state[YAW]))
-                              + [float(v.state[YAW_RATE])] + list(v.specific_force_m_s2()),
-                              stamp_ns)
+                              + [float(v.state[YAW_RATE])] + list(v.specific_force_m_s2())
+                              + [normal], stamp_ns)
 
     def markers(self, stamp_ns: int) -> bytes:
         """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""

@@ -14,6 +14,9 @@ from typing import Any, Dict, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 
+from ..resources import shipped
+from ..stages import STAGES
+
 
 class ParameterError(ValueError):
     """A parameter value that cannot be used; the message names it."""
@@ -32,11 +35,11 @@ class Spec:
 
 
 SPECS: Dict[str, Spec] = {
-    'vehicle': Spec('volvo_v40', 'vehicle file (YAML) or preset name: volvo_v40, '
-                    'volvo_v40_document, rwd_gravel'),
+    'vehicle': Spec('volvo_v40', 'vehicle file (YAML) or preset name: '
+                    + ', '.join(shipped('vehicles'))),
     'surface': Spec('tarmac_dry', 'surface type everywhere (tarmac_dry, tarmac_wet, gravel, '
                     'dirt, mud, grass, snow, ice), a surface map YAML, or a shipped stage '
-                    '(rally_stage, skid_pad)', live=True),
+                    f"({', '.join(sorted(STAGES))})", live=True),
     'physics_rate_hz': Spec(1000.0, 'fixed physics steps per simulated second', 10.0, 10000.0),
     'publish_rate_hz': Spec(100.0, 'outputs per simulated second', 1.0, 1000.0),
     'marker_rate_hz': Spec(20.0, 'markers per simulated second, 0: none', 0.0, 200.0),

@@ -225,7 +225,8 @@ def test_odometry_and_tf_follow_the_ground_on_a_hill(simulator):
                        initial_y=20.0, command_timeout_s=0.0)
     odom = Latest(client, Odometry, 'odom')
     tf = Latest(client, TFMessage, '/tf')
-    until_every_stream_has_a_message(client, {'odom': odom, 'tf': tf})
+    imu = Latest(client, Imu, 'imu')
+    until_every_stream_has_a_message(client, {'odom': odom, 'tf': tf, 'imu': imu})
     response = client.step(0)
     last = at(client, odom, response)
     pose = last.pose.pose
@@ -243,6 +244,9 @@ def test_odometry_and_tf_follow_the_ground_on_a_hill(simulator):
     base = next(m for m in reversed(tf.messages) if (m.transforms[0].header.stamp.sec,
                 m.transforms[0].header.stamp.nanosec) == wanted).transforms[0].transform
     assert base.translation.z == pose.position.z and base.rotation == pose.orientation
+    reading = at(client, imu, response)
+    assert reading.orientation == pose.orientation
+    assert reading.linear_acceleration.z == pytest.approx(9.82 * math.cos(pitch), rel=1e-6)
 
 
 def run_lockstep_drive(simulator):
