@@ -10,14 +10,16 @@ running many steps), Vehicle.step(0.01) calls per second in a Python loop
 set_command() in every call, the plain-Python reference step of document 002
 (rally_sim.reference_step) measured in the same run and the ratio, and the
 real-time factor of replaying document 002's 7 s drift (Vehicle.run). Then
-the kernel rate of a preset of each vehicle model. The issues' targets are
-printed beside the figures.
+the kernel rate of a preset of each vehicle model, and the batch rollouts'
+throughput. The issues' targets are printed beside the figures.
 """
 
 import argparse
 import os
 import sys
 import time
+
+import numpy as np
 
 from .physics import Command, load_vehicle, Vehicle
 from .physics.jit import ENABLED as JIT_ENABLED
@@ -116,7 +118,39 @@ def main(argv=None) -> int:
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
     models(args.repeat)
+    batch(args.repeat)
     return 0
+
+
+BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}
+"""Issue 11: car-steps/s in document numerics, car sub-steps/s in the default numerics."""
+
+
+def batch(repeat: int, horizon: int = 50) -> None:
+    """Print batch rollout throughput (N cars x H steps of PERIOD_S in one call) and memory."""
+    from .physics.batch import Batch
+    print(f'\n{"batch rollouts (H = " + str(horizon) + ")":<30}{"cars":>7}{"car-steps/s":>14}'
+          f'{"car sub-steps/s":>17}{"memory MB":>11}')
+    for name, target in BATCH_TARGETS.items():
+        config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
+        car = Vehicle(config)
+        car.reset(vx=10.0)
+        for cars in (1000, 10000) if JIT_ENABLED else (10,):
+            rollouts = Batch(config, cars)
+            states = np.repeat(car.state[None], cars, axis=0)
+            steer = np.full((cars, horizon), COMMAND.steer_rad)
+            drive = np.broadcast_to(np.array(COMMAND.drive_torque_n_m), (cars, horizon, 4))
+            rollouts.rollout(states, steer[:, :1], drive[:, :1], dt=PERIOD_S)   # compile
+            wall = best_of(repeat, lambda: rollouts.rollout(states, steer, drive, dt=PERIOD_S))
+            rate = cars * horizon / wall
+            memory = sum(a.nbytes for a in (rollouts._vectors, rollouts._wheel,
+                                            rollouts._matrices, rollouts.params)) \
+                + cars * horizon * 8 * (11 + 10 * 4 + 11)      # outputs and commands
+            print(f'{name:<30}{cars:>7}{rate:>14,.0f}{rate * car.substeps_for(PERIOD_S):>17,.0f}'
+                  f'{memory / 1e6:>11.1f}')
+    print(f'targets (issue 11): {BATCH_TARGETS["volvo_v40_document"]:,} car-steps/s in '
+          f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
+          'numerics, N = 1,000-10,000, H = 50')
 
 
 MODEL_PRESETS = ('volvo_v40', 'volvo_v40_kinematic', 'arcade_group_b')

@@ -51,3 +51,14 @@ def njit_inline(function):
         return function
     return numba.njit(cache=True, fastmath=False, error_model='numpy',
                       inline='always')(function)
+
+
+def njit_parallel(function):
+    """njit() with numba's parallel loops (prange) over the machine's cores."""
+    if not ENABLED:
+        return function
+    return numba.njit(cache=True, fastmath=False, error_model='numpy', parallel=True)(function)
+
+
+prange = numba.prange if ENABLED else range
+"""The loop of an njit_parallel function whose iterations run on the cores (range without JIT)."""

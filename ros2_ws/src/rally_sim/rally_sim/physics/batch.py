@@ -1,0 +1,147 @@
+"""
+Batch rollouts: N cars, each with its own state, advanced over H inputs in one call.
+
+For sampling-based controllers (MPPI and kin): the very equations of the
+simulated car, the single car's compiled rollout run for every car in a
+parallel loop over the machine's cores. Vehicle parameters are shared, or
+given per car (domain randomisation). A car whose inputs or state are not
+finite is marked invalid (its rows NaN) and never touches the others.
+"""
+
+from typing import Mapping, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from .config import VehicleConfig
+from .integrators import (
+    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, INTEGRATORS,
+    JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout, Workspace)
+from .jit import njit_parallel, prange
+from .model import DIAG_SIZE, STATE_SIZE
+from .surfaces import Surface
+from .vehicle import Vehicle
+
+
+class BatchResult(NamedTuple):
+    """What a batch rollout returns: per car and input row, after the row."""
+
+    states: np.ndarray      # (N, H, STATE_SIZE), layout model.X ... STEER
+    tyres: np.ndarray       # (N, H, DIAG_SIZE, 4): slip ratio, slip angle, load, forces, steer
+    valid: np.ndarray       # (N,) bool: False where the car's input or state was not finite
+
+
+@njit_parallel
+def _rollout_cars(states, commands, dts, substeps, method, params, tyre_mu, grid, meta,
+                  vectors, wheel, matrices, ints, out, states_out, outs_out, done):
+    """Run the single car's rollout for every car, the cars spread over the cores."""
+    for car in prange(states.shape[0]):
+        done[car] = rollout(states[car], commands[car], dts, substeps, method, params[car],
+                            tyre_mu[car], grid, meta, vectors[car], wheel[car], matrices[car],
+                            ints[car], out[car], states_out[car], outs_out[car])
+
+
+def _shaped(name: str, value, shape: Sequence[int]) -> np.ndarray:
+    """Return `value` as float64 of `shape`, or raise ValueError naming it and the shape."""
+    array = np.asarray(value, dtype=float)
+    if array.shape != tuple(shape):
+        raise ValueError(f'{name} has shape {array.shape}; expected {tuple(shape)}')
+    return array
+
+
+class Batch:
+    """N cars of one vehicle file (parameters shared or per car), rolled out together."""
+
+    def __init__(self, config: VehicleConfig, cars: int, surface: Optional[Surface] = None,
+                 per_car: Optional[Mapping[str, Sequence[float]]] = None):
+        """
+        Prepare `cars` cars; per_car maps vehicle-file keys to one value per car.
+
+        Each per-car value is validated as the vehicle file's key is (a
+        ConfigError names the key and the car).
+        """
+        if cars < 1:
+            raise ValueError(f'cars = {cars} must be at least 1')
+        self.cars = cars
+        self.template = Vehicle(config, surface)
+        configs = [config] * cars
+        for key, values in (per_car or {}).items():
+            values = list(values)
+            if len(values) != cars:
+                raise ValueError(f'per_car[{key!r}] has {len(values)} values; expected {cars}')
+            configs = [c.with_overrides({key: v}) for c, v in zip(configs, values)]
+        self.params = np.stack([c.model_params().flat() for c in configs])
+        self.tyre_mu = np.stack([c.tyre('mu') for c in configs])
+        self.method = INTEGRATORS[config['integrator']]
+        self.dt_max = config['dt']
+        work = Workspace()
+        self._vectors = np.repeat(work.vectors[None], cars, axis=0)
+        self._wheel = np.repeat(work.wheel[None], cars, axis=0)
+        self._matrices = np.repeat(work.matrices[None], cars, axis=0)
+        self._ints = np.repeat(work.ints[None], cars, axis=0)
+
+    def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
+                dt: float = 0.01) -> BatchResult:
+        """
+        Advance every car over H rows of inputs, row k held for dt.
+
+        states: (N, STATE_SIZE) full states (Vehicle.state layout); steer,
+        steer_rate, handbrake: (N, H); drive, brake: (N, H, 4) [N m], wheel
+        order fl, fr, rl, rr. Inputs are clamped to the vehicle's limits as
+        Vehicle.set_command does. Returns the state and tyre state after each
+        row; a car with a non-finite input or state gets NaN rows and
+        valid False.
+        """
+        n = self.cars
+        steer = np.asarray(steer, dtype=float)
+        if steer.ndim != 2 or steer.shape[0] != n:
+            raise ValueError(f'steer has shape {steer.shape}; expected (N, H) with N = {n} '
+                             'cars and H input rows')
+        horizon = steer.shape[1]
+        states = _shaped('states', states, (n, STATE_SIZE))
+        drive = _shaped('drive', drive, (n, horizon, 4))
+        brake = _shaped('brake', np.zeros((n, horizon, 4)) if brake is None else brake,
+                        (n, horizon, 4))
+        handbrake = _shaped('handbrake', np.zeros((n, horizon)) if handbrake is None
+                            else handbrake, (n, horizon))
+        steer_rate = _shaped('steer_rate', np.zeros((n, horizon)) if steer_rate is None
+                             else steer_rate, (n, horizon))
+        if not (np.isfinite(dt) and dt > 0.0):
+            raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
+        valid = (np.isfinite(states).all(axis=1) & np.isfinite(steer).all(axis=1)
+                 & np.isfinite(drive).all(axis=(1, 2)) & np.isfinite(brake).all(axis=(1, 2))
+                 & np.isfinite(handbrake).all(axis=1) & np.isfinite(steer_rate).all(axis=1))
+        commands = self._commands(valid, steer, steer_rate, drive, brake, handbrake)
+        start = np.where(valid[:, None], states, 0.0)
+        states_out = np.zeros((n, horizon, STATE_SIZE))
+        outs_out = np.zeros((n, horizon, OUTPUT_ROWS, 4))
+        self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
+        done = np.zeros(n, dtype=np.int64)
+        dts = np.full(horizon, float(dt))
+        substeps = np.full(horizon, self.template.substeps_for(float(dt)), dtype=np.int64)
+        grid = self.template._grid
+        _rollout_cars(np.ascontiguousarray(start), commands, dts, substeps, self.method,
+                      self.params, self.tyre_mu, grid, self.template._grid_meta,
+                      self._vectors, self._wheel, self._matrices, self._ints,
+                      np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
+        valid &= done == horizon
+        states_out[~valid] = np.nan
+        outs_out[~valid] = np.nan
+        return BatchResult(states_out, outs_out[:, :, :DIAG_SIZE], valid)
+
+    def _commands(self, valid, steer, steer_rate, drive, brake, handbrake) -> np.ndarray:
+        """Return the kernel commands (N, H, COMMAND_SIZE), clamped as one car's are."""
+        n, horizon = steer.shape
+        rows = n * horizon
+        keep = np.repeat(valid, horizon)
+
+        def flat(values, width):
+            return np.where(keep[:, None], values.reshape(rows, width), 0.0)
+        limited = self.template.limit_commands(flat(steer, 1)[:, 0], flat(steer_rate, 1)[:, 0],
+                                               flat(drive, 4), flat(brake, 4),
+                                               flat(handbrake, 1)[:, 0])
+        steer_l, rate_l, drive_l, brake_l, handbrake_l, _ = limited
+        commands = np.empty((rows, COMMAND_SIZE))
+        commands[:, C_STEER], commands[:, C_RATE] = steer_l, rate_l
+        commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive_l, brake_l
+        commands[:, C_HANDBRAKE] = handbrake_l
+        return commands.reshape(n, horizon, COMMAND_SIZE)

@@ -1,0 +1,104 @@
+"""Batch rollouts: every car as the single car would go, bad cars kept apart."""
+
+import numpy as np
+import pytest
+
+from rally_sim.physics import Vehicle
+from rally_sim.physics.batch import Batch
+from rally_sim.physics.config import ConfigError
+from rally_sim.physics.model import STATE_SIZE
+from support.vehicles import vehicle
+
+CARS, HORIZON, DT = 5, 30, 0.02
+
+
+def inputs(seed):
+    rng = np.random.default_rng(seed)
+    steer = rng.uniform(-0.3, 0.3, (CARS, HORIZON))
+    drive = np.zeros((CARS, HORIZON, 4))
+    drive[:, :, 2:] = rng.uniform(-200.0, 600.0, (CARS, HORIZON, 1))
+    brake = np.zeros((CARS, HORIZON, 4))
+    brake[:, HORIZON // 2:, :] = rng.uniform(0.0, 300.0, (CARS, 1, 1))
+    handbrake = np.zeros((CARS, HORIZON))
+    handbrake[-1, 5:10] = 1.0
+    return steer, drive, brake, handbrake
+
+
+def single(config, state, steer, drive, brake, handbrake):
+    car = Vehicle(config)
+    car.reset()
+    car.state[:] = state
+    car.work.refresh_jacobian()
+    states, tyres, _ = car.run(steer, np.zeros(len(steer)), drive, brake, handbrake,
+                               np.full(len(steer), DT))
+    return states, tyres
+
+
+def starts(config):
+    car = Vehicle(config)
+    rows = []
+    for k in range(CARS):
+        car.reset(x=float(k), yaw=0.1 * k, vx=2.0 + 3.0 * k, yaw_rate=0.05 * k)
+        rows.append(car.state.copy())
+    return np.array(rows)
+
+
+@pytest.mark.parametrize('preset', ['volvo_v40', 'volvo_v40_document', 'volvo_v40_kinematic',
+                                    'arcade_group_b'])
+def test_each_car_of_the_batch_is_the_single_car_bit_for_bit(preset):
+    config = vehicle(preset)
+    steer, drive, brake, handbrake = inputs(1)
+    states = starts(config)
+    result = Batch(config, CARS).rollout(states, steer, drive, brake, handbrake, dt=DT)
+    assert result.valid.all()
+    assert result.states.shape == (CARS, HORIZON, STATE_SIZE)
+    for k in range(CARS):
+        expected, tyres = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
+        assert np.array_equal(result.states[k], expected), k
+        assert np.array_equal(result.tyres[k], tyres), k
+
+
+def test_per_car_parameters_randomise_the_cars():
+    config = vehicle('volvo_v40')
+    masses = [1200.0, 1400.0, 1600.0, 1800.0, 2000.0]
+    grips = [0.6, 0.8, 1.0, 1.1, 1.3]
+    batch = Batch(config, CARS, per_car={'mass_kg': masses, 'tyres.rear.mu': grips})
+    steer, drive, brake, handbrake = inputs(2)
+    states = starts(config)
+    result = batch.rollout(states, steer, drive, brake, handbrake, dt=DT)
+    for k in range(CARS):
+        own = config.with_overrides({'mass_kg': masses[k], 'tyres.rear.mu': grips[k]})
+        expected, _ = single(own, states[k], steer[k], drive[k], brake[k], handbrake[k])
+        assert np.array_equal(result.states[k], expected), k
+    with pytest.raises(ConfigError, match="'mass_kg' = -1.0 is out of range"):
+        Batch(config, 2, per_car={'mass_kg': [1000.0, -1.0]})
+
+
+def test_a_car_with_a_non_finite_input_or_state_is_marked_and_the_others_are_untouched():
+    config = vehicle('volvo_v40')
+    steer, drive, brake, handbrake = inputs(3)
+    states = starts(config)
+    steer[1, 7] = np.nan
+    states[3, 4] = np.inf
+    result = Batch(config, CARS).rollout(states, steer, drive, brake, handbrake, dt=DT)
+    assert result.valid.tolist() == [True, False, True, False, True]
+    assert np.isnan(result.states[1]).all() and np.isnan(result.tyres[3]).all()
+    for k in (0, 2, 4):
+        expected, _ = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
+        assert np.array_equal(result.states[k], expected), k
+
+
+@pytest.mark.parametrize('argument, change, message', [
+    ('states', lambda a: a[:, :6], r'states has shape \(5, 6\); expected \(5, 11\)'),
+    ('drive', lambda a: a[:, :, :2], r'drive has shape \(5, 30, 2\); expected \(5, 30, 4\)'),
+    ('steer', lambda a: a[:3], r'steer has shape \(3, 30\); expected \(N, H\) with N = 5'),
+    ('brake', lambda a: a[:, :10], r'brake has shape \(5, 10, 4\); expected \(5, 30, 4\)'),
+])
+def test_shapes_that_do_not_match_are_named(argument, change, message):
+    config = vehicle('volvo_v40')
+    steer, drive, brake, handbrake = inputs(4)
+    given = {'states': starts(config), 'steer': steer, 'drive': drive, 'brake': brake,
+             'handbrake': handbrake}
+    given[argument] = change(given[argument])
+    with pytest.raises(ValueError, match=message):
+        Batch(config, CARS).rollout(**given, dt=DT)
