@@ -12,11 +12,17 @@ def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
 
 
 def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> None:
-    """Stop processes with SIGINT (so DDS shuts down cleanly), killing any that hang."""
+    """
+    Stop processes with SIGTERM, killing any that hang.
+
+    A node (ours, or any rclpy node) takes SIGTERM as Ctrl-C: it shuts DDS
+    down cleanly and exits. One still starting, before it handles signals,
+    ends silently (SIGINT would print a KeyboardInterrupt traceback there).
+    """
     processes = list(processes)
     for process in processes:
         if process.poll() is None:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGTERM)
     for process in processes:
         try:
             process.wait(timeout=timeout_s)
