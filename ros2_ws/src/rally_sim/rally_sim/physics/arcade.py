@@ -128,7 +128,9 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
         force_y = fxf * sin_d + fyf * cos_d + axle[AX_FY, 1] - resistance * vy \
             + mass * wheel[W_GRAVITY, 1]
         moment = lf * (fxf * sin_d + fyf * cos_d) - lr * axle[AX_FY, 1]
-        accel_x = force_x / mass
+        # The transfer follows what the ground and air push with (at rest on a
+        # slope: the tyres holding the car), not gravity, which acts at the CG.
+        accel_x = force_x / mass - wheel[W_GRAVITY, 0]
         if vx != 0.0:
             accel_x -= math.copysign(brakes, vx) / mass
     return force_x, force_y, moment, brakes

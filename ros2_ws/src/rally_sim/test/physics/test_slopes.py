@@ -85,6 +85,19 @@ def test_held_by_its_brakes_it_stays_put_and_rolls_when_released(tmp_path, prese
 
 
 @pytest.mark.parametrize('preset', ['volvo_v40', 'arcade_group_b'])
+def test_rolling_freely_down_the_slope_shifts_no_load(tmp_path, preset):
+    # Gravity along the ground acts at the CG and is met by the car's own
+    # inertia there: no pitch moment, so the axles keep their static shares.
+    car = car_on(write_maps(tmp_path), preset, x=128.0, y=128.0)
+    car.step(1.0)
+    config = car.config
+    lf, lr = config['cg_to_front_axle_m'], config['cg_to_rear_axle_m']
+    normal = config['mass_kg'] * config['gravity_m_s2'] / math.sqrt(1.0 + SLOPE ** 2)
+    loads = car.wheels().normal_load_n
+    assert loads[2] + loads[3] == pytest.approx(normal * lf / (lf + lr), rel=0.01)
+
+
+@pytest.mark.parametrize('preset', ['volvo_v40', 'arcade_group_b'])
 def test_braked_tyres_let_go_where_the_slope_beats_their_grip(tmp_path, preset):
     slippery = {'tyres.front.mu': 0.05, 'tyres.rear.mu': 0.05}      # 0.05 < 10 % slope
     car = Vehicle(vehicle(preset).with_overrides({**FLAT, **slippery}),
