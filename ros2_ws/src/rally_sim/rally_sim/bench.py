@@ -23,7 +23,7 @@ import numpy as np
 
 from .physics import Command, load_vehicle, Vehicle
 from .physics.jit import ENABLED as JIT_ENABLED
-from .physics.model import OMEGA, VX
+from .physics.model import COMMAND_SIZE, OMEGA, OUTPUT_ROWS, STATE_SIZE, VX
 from .physics.scenarios import document_scenario
 from .physics.trajectory import simulate
 from .reference_step import ReferenceStep
@@ -143,9 +143,8 @@ def batch(repeat: int, horizon: int = 50) -> None:
             rollouts.rollout(states, steer[:, :1], drive[:, :1], dt=PERIOD_S)   # compile
             wall = best_of(repeat, lambda: rollouts.rollout(states, steer, drive, dt=PERIOD_S))
             rate = cars * horizon / wall
-            memory = sum(a.nbytes for a in (rollouts._vectors, rollouts._wheel,
-                                            rollouts._matrices, rollouts.params)) \
-                + cars * horizon * 8 * (11 + 10 * 4 + 11)      # outputs and commands
+            memory = rollouts.work_bytes + cars * horizon * 8 * (
+                STATE_SIZE + OUTPUT_ROWS * 4 + COMMAND_SIZE)     # results and commands
             print(f'{name:<30}{cars:>7}{rate:>14,.0f}{rate * car.substeps_for(PERIOD_S):>17,.0f}'
                   f'{memory / 1e6:>11.1f}')
     print(f'targets (issue 11): {BATCH_TARGETS["volvo_v40_document"]:,} car-steps/s in '

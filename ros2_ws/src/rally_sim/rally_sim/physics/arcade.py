@@ -40,9 +40,9 @@ import numpy as np
 from .jit import njit
 from .model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_STEER, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA,
-    P_ARCADE, P_CG_HEIGHT, P_DRAG, P_HALF_TRACK, P_LF, P_LOW_SPEED, P_LR, P_MASS, P_RADIUS,
-    P_ROLLING, P_YAW_INERTIA, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY, W_MU,
-    W_STEER, X, Y, YAW, YAW_RATE)
+    P_ARCADE, P_CG_HEIGHT, P_DRAG, P_LF, P_LOW_SPEED, P_LR, P_MASS, P_RADIUS, P_ROLLING,
+    P_YAW_INERTIA, rolling_spin, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY,
+    W_MU, W_STEER, X, Y, YAW, YAW_RATE)
 
 (A_STIFF_FRONT, A_STIFF_REAR, A_HANDBRAKE_GRIP, A_STEER_REDUCTION, A_REDUCTION_SPEED,
  A_ASSIST, A_MAX_STEER) = range(7)
@@ -193,12 +193,8 @@ def rolling_wheels(state: np.ndarray, p: np.ndarray) -> None:
     """Set each wheel's spin to its ground speed along its heading over R (no spin model)."""
     cos_d, sin_d = math.cos(state[STEER]), math.sin(state[STEER])
     for i in range(4):
-        px = p[P_LF] if i < 2 else -p[P_LR]
-        py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
-        wheel_vx = state[VX] - state[YAW_RATE] * py
-        wheel_vy = state[VY] + state[YAW_RATE] * px
-        along = wheel_vx * cos_d + wheel_vy * sin_d if i < 2 else wheel_vx
-        state[OMEGA + i] = along / p[P_RADIUS]
+        state[OMEGA + i] = rolling_spin(state, p, i, cos_d if i < 2 else 1.0,
+                                        sin_d if i < 2 else 0.0)
 
 
 @njit

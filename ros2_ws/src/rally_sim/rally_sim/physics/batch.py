@@ -79,6 +79,12 @@ class Batch:
         self._matrices = np.repeat(work.matrices[None], cars, axis=0)
         self._ints = np.repeat(work.ints[None], cars, axis=0)
 
+    @property
+    def work_bytes(self) -> int:
+        """Return the memory the cars' parameters and work arrays hold [bytes]."""
+        return sum(a.nbytes for a in (self.params, self.tyre_mu, self._vectors, self._wheel,
+                                      self._matrices, self._ints))
+
     def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
                 dt: float = 0.01) -> BatchResult:
         """
@@ -118,9 +124,9 @@ class Batch:
         done = np.zeros(n, dtype=np.int64)
         dts = np.full(horizon, float(dt))
         substeps = np.full(horizon, self.template.substeps_for(float(dt)), dtype=np.int64)
-        grid = self.template._grid
+        grid, meta = self.template.map_arrays
         _rollout_cars(np.ascontiguousarray(start), commands, dts, substeps, self.method,
-                      self.params, self.tyre_mu, grid, self.template._grid_meta,
+                      self.params, self.tyre_mu, grid, meta,
                       self._vectors, self._wheel, self._matrices, self._ints,
                       np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
         valid &= done == horizon

@@ -54,16 +54,20 @@ class Field(NamedTuple):
     choices: Tuple[str, ...] = ()
     default: Any = None
     models: Tuple[str, ...] = ALL
+    neutral: Any = None
+    """What the kernels read for this key in a car of a model that does not use it."""
 
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
-    tyre = {'models': PACEJKA}
     return {
         f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient',
-                                  models=SLIDING),
-        f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B', **tyre),
-        f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C', **tyre),
-        f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D', **tyre),
+                                  models=SLIDING, neutral=1.0),
+        f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B',
+                                 models=PACEJKA, neutral=10.0),
+        f'tyres.{axle}.C': Field(float, 0.1, 3.0, f'{axle} Pacejka shape factor C',
+                                 models=PACEJKA, neutral=1.3),
+        f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D',
+                                 models=PACEJKA, neutral=1.0),
     }
 
 
@@ -75,9 +79,9 @@ FIELDS: Dict[str, Field] = {
                    'per axle)', ALL, 'four_wheel'),
     'mass_kg': Field(float, 1.0, 100000.0, 'total mass [kg]'),
     'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]',
-                               models=SLIDING),
+                               models=SLIDING, neutral=1.0),
     'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]',
-                                 models=ROLLING),
+                                 models=ROLLING, neutral=1.0),
     'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
     'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
     'cg_to_rear_axle_m': Field(float, 0.01, 10.0, 'CG to rear axle L_r [m]'),
@@ -94,7 +98,7 @@ FIELDS: Dict[str, Field] = {
     'steering.max_rate_rad_s': Field(float, 0.0, 100.0, 'steer rate limit [rad/s], 0: none'),
     'steering.time_constant_s': Field(float, 0.0, 5.0, 'steering first-order lag [s], 0: none'),
     'steering.ackermann': Field(float, 0.0, 1.0, '0: parallel front wheels, 1: full Ackermann',
-                                models=ROLLING),
+                                models=ROLLING, neutral=0.0),
     'drive.max_torque_front_n_m': Field(
         float, 0.0, 100000.0, 'largest drive torque magnitude at a front wheel [N m]'),
     'drive.max_torque_rear_n_m': Field(
@@ -107,50 +111,39 @@ FIELDS: Dict[str, Field] = {
         float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m]'),
     'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]'),
     'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS),
-                        models=PACEJKA),
+                        models=PACEJKA, neutral='euler'),
     'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS),
-                        models=PACEJKA),
+                        models=PACEJKA, neutral='regularized'),
     'low_speed_m_s': Field(
         float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s] '
-        '(the arcade bicycle needs at least 0.05)', models=SLIDING),
+        '(the arcade bicycle needs at least 0.05)', models=SLIDING, neutral=0.0),
     'load_transfer': Field(
         str, None, None, "wheel loads: 'exact' solves the coupled loads and lifts a wheel "
         "whose load would go negative; 'document' runs document 002's fixed-point "
         'iteration (its formula, negative loads kept, no force from an unloaded tyre)',
-        tuple(LOAD_TRANSFERS), 'exact', models=('four_wheel',)),
+        tuple(LOAD_TRANSFERS), 'exact', models=('four_wheel',), neutral='exact'),
     'load_transfer_iterations': Field(
         int, 0, 1000, "most passes of the 'document' load iteration", (), 8,
-        models=('four_wheel',)),
+        models=('four_wheel',), neutral=0),
     'arcade.cornering_stiffness_front_per_rad': Field(
         float, 0.1, 50.0, 'front axle cornering force per newton of its load per radian of '
-        'slip angle, up to mu times the load', models=ARCADE),
+        'slip angle, up to mu times the load', models=ARCADE, neutral=1.0),
     'arcade.cornering_stiffness_rear_per_rad': Field(
         float, 0.1, 50.0, 'rear axle cornering force per newton of its load per radian of '
-        'slip angle, up to mu times the load', models=ARCADE),
+        'slip angle, up to mu times the load', models=ARCADE, neutral=1.0),
     'arcade.handbrake_grip': Field(
         float, 0.0, 1.0, 'share of the rear grip left at full handbrake', (), 0.2,
-        models=ARCADE),
+        models=ARCADE, neutral=1.0),
     'arcade.steer_reduction': Field(
         float, 0.0, 0.95, 'share of the largest steer angle and rate taken away at '
-        'steer_reduction_speed_m_s and above', (), 0.7, models=ARCADE),
+        'steer_reduction_speed_m_s and above', (), 0.7, models=ARCADE, neutral=0.0),
     'arcade.steer_reduction_speed_m_s': Field(
-        float, 1.0, 200.0, 'speed of the full steer reduction [m/s]', (), 40.0, models=ARCADE),
+        float, 1.0, 200.0, 'speed of the full steer reduction [m/s]', (), 40.0, models=ARCADE,
+        neutral=1.0),
     'arcade.counter_steer_assist': Field(
         float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
-        'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE),
+        'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE, neutral=0.0),
 }
-
-UNUSED = {'tyres.front.mu': 1.0, 'tyres.rear.mu': 1.0, 'tyres.front.B': 10.0,
-          'tyres.rear.B': 10.0, 'tyres.front.C': 1.3, 'tyres.rear.C': 1.3,
-          'tyres.front.D': 1.0, 'tyres.rear.D': 1.0, 'yaw_inertia_kg_m2': 1.0,
-          'integrator': 'euler', 'slip_model': 'regularized', 'low_speed_m_s': 0.0,
-          'load_transfer': 'exact', 'load_transfer_iterations': 0,
-          'wheel_inertia_kg_m2': 1.0, 'steering.ackermann': 0.0,
-          'arcade.cornering_stiffness_front_per_rad': 1.0,
-          'arcade.cornering_stiffness_rear_per_rad': 1.0, 'arcade.handbrake_grip': 1.0,
-          'arcade.steer_reduction': 0.0, 'arcade.steer_reduction_speed_m_s': 1.0,
-          'arcade.counter_steer_assist': 0.0}
-"""What the kernels read for a key the car's model does not use (never used by it)."""
 
 
 def _flatten(tree: Mapping, prefix: str = '') -> Dict[str, Any]:
@@ -275,7 +268,7 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
                if key not in values and spec.default is None and model in spec.models]
     if missing:
         raise ConfigError(f"missing key(s) {', '.join(missing)}")
-    completed = {key: UNUSED[key] if model not in spec.models else spec.default
+    completed = {key: spec.neutral if model not in spec.models else spec.default
                  for key, spec in FIELDS.items() if key not in values}
     completed.update(values)
     if model == 'arcade_bicycle':

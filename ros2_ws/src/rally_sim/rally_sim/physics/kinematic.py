@@ -25,9 +25,9 @@ import numpy as np
 
 from .jit import njit
 from .model import (
-    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_HALF_TRACK, P_LF,
-    P_LR, P_MASS, P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, set_steer, SLIP_ANGLE, SLIP_RATIO, STEER,
-    STEER_ANGLE, VX, VY, W_COS, W_DELTA, W_GRAVITY, W_SIN, X, Y, YAW, YAW_RATE)
+    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_LF, P_LR, P_MASS,
+    P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, rolling_spin, set_steer, SLIP_ANGLE, SLIP_RATIO,
+    STEER, STEER_ANGLE, VX, VY, W_COS, W_DELTA, W_GRAVITY, W_SIN, X, Y, YAW, YAW_RATE)
 
 
 @njit
@@ -119,11 +119,7 @@ def set_motion(state: np.ndarray, speed: float, p: np.ndarray, wheel: np.ndarray
     state[YAW_RATE] = speed * curvature
     set_steer(state[STEER], p, wheel)
     for i in range(4):
-        px = p[P_LF] if i < 2 else -p[P_LR]
-        py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
-        wheel_vx = state[VX] - state[YAW_RATE] * py
-        wheel_vy = state[VY] + state[YAW_RATE] * px
-        state[OMEGA + i] = (wheel_vx * wheel[W_COS, i] + wheel_vy * wheel[W_SIN, i]) / p[P_RADIUS]
+        state[OMEGA + i] = rolling_spin(state, p, i, wheel[W_COS, i], wheel[W_SIN, i])
 
 
 @njit

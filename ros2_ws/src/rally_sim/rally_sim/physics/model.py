@@ -108,6 +108,23 @@ class ModelParams(NamedTuple):
                                tail, self.arcade]).astype(np.float64)
 
 
+@njit_inline
+def wheel_offset(p: np.ndarray, i: int) -> tuple:
+    """Return wheel i's contact point (x, y) in the body frame, from the CG [m]."""
+    return (p[P_LF] if i < 2 else -p[P_LR],
+            p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK])
+
+
+@njit
+def rolling_spin(state: np.ndarray, p: np.ndarray, i: int, cos_d: float,
+                 sin_d: float) -> float:
+    """Return the spin [rad/s] at which wheel i (at angle cos_d, sin_d) rolls without slip."""
+    px, py = wheel_offset(p, i)
+    wheel_vx = state[VX] - state[YAW_RATE] * py
+    wheel_vy = state[VY] + state[YAW_RATE] * px
+    return (wheel_vx * cos_d + wheel_vy * sin_d) / p[P_RADIUS]
+
+
 @njit
 def road_wheel_angles(steer: float, cg_to_front: float, cg_to_rear: float,
                       half_track: float, ackermann: float) -> tuple:
@@ -181,8 +198,7 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
           diag: np.ndarray, with_diag: bool, i: int) -> None:
     """Wheel i's force per newton of load, in its tyre frame and in the body frame."""
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
-    px = p[P_LF] if i < 2 else -p[P_LR]
-    py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
+    px, py = wheel_offset(p, i)
     # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
     wheel_vx = vx - r * py
     wheel_vy = vy + r * px
@@ -225,8 +241,7 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
     force_y = p[P_MASS] * wheel[W_GRAVITY, 1]
     moment_z = 0.0
     for i in range(4):
-        px = lf if i < 2 else -lr
-        py = c if i % 2 == 0 else -c
+        px, py = wheel_offset(p, i)
         load = wheel[W_LOAD, i]
         if with_diag:
             diag[2, i] = load
@@ -277,6 +292,5 @@ def contact_point(state: np.ndarray, cos_yaw: float, sin_yaw: float, p: np.ndarr
                   i: int) -> tuple:
     """Return wheel i's contact point (x, y) in the odom frame (cos, sin of the yaw given)."""
     c, s = cos_yaw, sin_yaw
-    px = p[P_LF] if i < 2 else -p[P_LR]
-    py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
+    px, py = wheel_offset(p, i)
     return state[X] + c * px - s * py, state[Y] + s * px + c * py

@@ -279,6 +279,11 @@ class Vehicle:
         """Actual bicycle-equivalent steer angle after the actuator [rad]."""
         return float(self.state[STEER])
 
+    @property
+    def map_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the map as the kernels read it: GripGrid.layers and .meta of the surface."""
+        return self._grid, self._grid_meta
+
     def ground(self) -> Tuple[float, float, float]:
         """Return the ground under the CG: height z [m], pitch and roll of its slope [rad]."""
         return (float(self.outputs[O_GROUND, 0]), float(self.outputs[O_GROUND, 1]),

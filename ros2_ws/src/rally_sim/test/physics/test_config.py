@@ -4,7 +4,7 @@ import math
 
 import pytest
 from rally_sim.physics import ConfigError, load_vehicle, Vehicle
-from rally_sim.physics.config import FIELDS
+from rally_sim.physics.config import ALL, FIELDS
 from support.vehicles import PRESETS, vehicle_file
 import yaml
 
@@ -89,3 +89,4 @@ def test_every_field_has_a_description_and_range():
     for key, field in FIELDS.items():
         assert field.description, key
         assert field.kind is str or field.low < field.high, key
+        assert field.models == ALL or field.neutral is not None, key    # what others read
