@@ -11,7 +11,7 @@ from .physics.trajectory import Trajectory
 MAX_FOOTPRINTS = 70
 
 
-def _footprint(config: VehicleConfig, x: float, y: float, yaw: float) -> np.ndarray:
+def footprint(config: VehicleConfig, x: float, y: float, yaw: float) -> np.ndarray:
     """Return the closed outline of the wheelbase x track rectangle in the odom frame."""
     lf, lr, c = (config['cg_to_front_axle_m'], config['cg_to_rear_axle_m'],
                  config['half_track_m'])
@@ -35,7 +35,7 @@ def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: st
     every = max(1, len(t) // MAX_FOOTPRINTS)
     colours = plt.cm.viridis(np.linspace(0.0, 1.0, len(t)))
     for k in range(0, len(t), every):
-        outline = _footprint(config, col['x'][k], col['y'][k], col['yaw'][k])
+        outline = footprint(config, col['x'][k], col['y'][k], col['yaw'][k])
         ax.plot(outline[:, 0], outline[:, 1], color=colours[k], linewidth=0.8)
         ax.plot(outline[:2, 0], outline[:2, 1], color=colours[k], linewidth=2.0)  # nose
     ax.plot(col['x'], col['y'], 'k--', linewidth=0.8, label='CG path')

@@ -1,0 +1,202 @@
+"""
+Gymnasium environments on the simulator's own physics: one car, or N cars batched.
+
+Action (both environments): [steer, pedal] in -1..1, see rally_sim.control.pedals
+(steer: fraction of the largest steer angle, positive left; pedal: fraction
+of the largest drive torque, or below 0 of the largest brake torque).
+Values beyond -1..1 are clipped; a non-finite action raises ValueError.
+Each step holds the action for the task's period (0.05 s) and advances the
+vehicle's own equations (Batch.rollout, the single car's compiled step).
+Episodes end as the task says (tasks.py) and are truncated after its
+episode length. A car whose physics turns non-finite ends its episode
+(terminated, info['physics_failed']).
+"""
+
+from typing import Any, Dict, Optional, Type
+
+import gymnasium
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+import numpy as np
+
+from .render import StageCanvas
+from .tasks import DriftTask, DriveTask, Task
+from ..control.pedals import Pedals
+from ..physics.batch import Batch
+from ..physics.config import load_vehicle
+from ..physics.model import STATE_SIZE, X, Y, YAW
+from ..physics.surfaces import Surface
+from ..resources import config_file, preset
+
+ACTION_NAMES = ('steer', 'pedal')
+
+
+class Fleet:
+    """N cars of a task's vehicle on its stage, with their states, stepped together."""
+
+    def __init__(self, task_type: Type[Task], cars: int):
+        """Load the task's vehicle and stage; the cars start at rest at the origin."""
+        config = load_vehicle(preset(task_type.vehicle, 'vehicles', '.yaml'))
+        self.config = config
+        self.task = task_type(float(config['wheel_radius_m']))
+        surface = Surface.load(config_file(f'stages/{self.task.stage}.yaml'))
+        self.batch = Batch(config, cars, surface)
+        self.pedals = Pedals(config)
+        self.states = np.zeros((cars, STATE_SIZE))
+        self.steps = np.zeros(cars, dtype=np.int64)
+        self.max_steps = int(round(self.task.episode_s / self.task.period_s))
+
+    def place(self, rows: np.ndarray, rng: np.random.Generator, options: Optional[Dict]):
+        """Put the cars of `rows` at the task's start states (wheels rolling freely)."""
+        starts = self.task.starts(rng, len(rows), options or {})
+        car = self.batch.template
+        for row, start in zip(rows, starts):
+            car.reset(*start)
+            self.states[row] = car.state
+        self.steps[rows] = 0
+
+    def step(self, actions: np.ndarray):
+        """Advance every car one period; return rewards, terminated, truncated, info."""
+        actions = np.asarray(actions, dtype=float).reshape(len(self.states), 2)
+        if not np.isfinite(actions).all():
+            raise ValueError('action must be finite: [steer, pedal], each in -1..1')
+        steer, drive, brake = self.pedals.torques(actions[:, 0], actions[:, 1])
+        result = self.batch.rollout(self.states, steer[:, None], drive[:, None],
+                                    brake[:, None], dt=self.task.period_s)
+        before = self.states.copy()
+        self.states[result.valid] = result.states[result.valid, 0]
+        reward, terminated, info = self.task.score(before, self.states)
+        failed = ~result.valid
+        reward[failed] = self.task.END_REWARD
+        terminated = terminated | failed
+        self.steps += 1
+        truncated = (self.steps >= self.max_steps) & ~terminated
+        info['physics_failed'] = failed
+        return reward, terminated, truncated, info
+
+    def observe(self) -> np.ndarray:
+        """Return the task's observations of every car."""
+        return self.task.observe(self.states)
+
+
+def _spaces(fleet: Fleet):
+    """Return the single car's observation and action spaces."""
+    bound = fleet.task.observation_bound.astype(np.float32)
+    observation = spaces.Box(-bound, bound, dtype=np.float32)
+    action = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+    return observation, action
+
+
+class RallySimEnv(gymnasium.Env):
+    """One car of a task; see the module's docstring and the task's for the details."""
+
+    metadata: Dict[str, Any] = {'render_modes': ['rgb_array']}
+    task_type: Type[Task] = DriveTask
+
+    def __init__(self, render_mode: Optional[str] = None):
+        """Load the car and the stage; render_mode None or 'rgb_array'."""
+        if render_mode not in (None, 'rgb_array'):
+            raise ValueError(f"render_mode = {render_mode!r}; expected None or 'rgb_array'")
+        self.render_mode = render_mode
+        self.fleet = Fleet(self.task_type, 1)
+        self.observation_space, self.action_space = _spaces(self.fleet)
+        self.metadata = dict(self.metadata, render_fps=round(1.0 / self.fleet.task.period_s))
+        self._canvas = None
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict] = None):
+        """Start a new episode (options: see the task's starts())."""
+        super().reset(seed=seed)
+        self.fleet.place(np.array([0]), self.np_random, options)
+        return self.fleet.observe()[0], {}
+
+    def step(self, action):
+        """Hold `action` for a period; return observation, reward, terminated, truncated, info."""
+        reward, terminated, truncated, info = self.fleet.step(action)
+        return (self.fleet.observe()[0], float(reward[0]), bool(terminated[0]),
+                bool(truncated[0]), {key: value[0].item() for key, value in info.items()})
+
+    def render(self):
+        """Return the stage with the car as an RGB array (render_mode 'rgb_array')."""
+        if self.render_mode != 'rgb_array':
+            return None
+        if self._canvas is None:
+            task = self.fleet.task
+            self._canvas = StageCanvas(task.stage, self.fleet.config, _reference_line(task))
+        return self._canvas.draw(self.fleet.states[:, [X, Y, YAW]])
+
+
+def _reference_line(task: Task) -> np.ndarray:
+    """Return the line drawn on the stage: the path, or the drift circle."""
+    if hasattr(task, 'path'):
+        return task.path.points
+    angle = np.linspace(0.0, 2.0 * np.pi, 180, endpoint=False)
+    return task.RADIUS_M * np.column_stack([np.cos(angle), np.sin(angle)])
+
+
+class RallyDriveEnv(RallySimEnv):
+    """rally_sim/RallyDrive-v0: the V40 follows the rally stage's line (tasks.DriveTask)."""
+
+    task_type = DriveTask
+
+
+class DriftEnv(RallySimEnv):
+    """rally_sim/Drift-v0: the light RWD car drifts round the skid pad (tasks.DriftTask)."""
+
+    task_type = DriftTask
+
+
+class RallySimVectorEnv(VectorEnv):
+    """
+    N cars of a task in one batch, each its own episode; next-step autoreset.
+
+    A car whose episode ended at one step is reset at its next step (that
+    step's action is ignored, its reward 0), as Gymnasium's vector
+    environments do by default.
+    """
+
+    metadata: Dict[str, Any] = {'render_modes': [], 'autoreset_mode': AutoresetMode.NEXT_STEP}
+    task_type: Type[Task] = DriveTask
+
+    def __init__(self, num_envs: int = 1, render_mode: Optional[str] = None):
+        """Load the car and the stage for num_envs cars (render_mode: None only)."""
+        if render_mode is not None:
+            raise ValueError('the vector environments do not render; render_mode must be None')
+        self.num_envs = int(num_envs)
+        self.fleet = Fleet(self.task_type, self.num_envs)
+        self.single_observation_space, self.single_action_space = _spaces(self.fleet)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._ended = np.zeros(self.num_envs, dtype=bool)
+        self._rng = np.random.default_rng()
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict] = None):
+        """Start every car's episode; seed makes the starts reproducible."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.fleet.place(np.arange(self.num_envs), self._rng, options)
+        self._ended[:] = False
+        return self.fleet.observe(), {}
+
+    def step(self, actions):
+        """Step every car (cars whose episode ended last step are reset instead)."""
+        ended = self._ended.copy()
+        reward, terminated, truncated, info = self.fleet.step(actions)
+        if ended.any():
+            self.fleet.place(np.flatnonzero(ended), self._rng, None)
+            reward[ended] = 0.0
+            terminated[ended] = truncated[ended] = False
+        self._ended = terminated | truncated
+        return self.fleet.observe(), reward, terminated, truncated, info
+
+
+class RallyDriveVectorEnv(RallySimVectorEnv):
+    """rally_sim/RallyDrive-v0 batched: make_vec(..., vectorization_mode='vector_entry_point')."""
+
+    task_type = DriveTask
+
+
+class DriftVectorEnv(RallySimVectorEnv):
+    """rally_sim/Drift-v0 batched."""
+
+    task_type = DriftTask
