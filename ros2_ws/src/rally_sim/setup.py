@@ -38,6 +38,7 @@ setup(
             'rally_sim_node = rally_sim.ros.node:main',
             'path_follower = rally_sim.ros.path_follower:main',
             'drift_controller = rally_sim.ros.drift_controller:main',
+            'mppi_controller = rally_sim.ros.mppi_controller:main',
         ],
     },
 )

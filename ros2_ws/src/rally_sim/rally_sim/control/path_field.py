@@ -65,8 +65,10 @@ class PathField:
         return cross, progress, p.directions[index, 0], p.directions[index, 1]
 
     def lookup(self, x, y) -> FieldPoints:
-        """Return the path's answers at positions x, y (arrays of any one shape) [m]."""
+        """Return the answers at positions x, y [m] (arrays of one shape; NaN where not finite)."""
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        lost = ~(np.isfinite(x) & np.isfinite(y))
+        x, y = np.where(lost, self.low[0], x), np.where(lost, self.low[1], y)
         cols, rows = self._cross.shape
         u = np.clip((x - self.low[0]) / self.resolution_m, 0.0, cols - 1.000001)
         v = np.clip((y - self.low[1]) / self.resolution_m, 0.0, rows - 1.000001)
@@ -86,7 +88,8 @@ class PathField:
             progress += weight * ((self._progress[ci, cj] - base + lap / 2) % lap - lap / 2)
             dx += weight * self._dx[ci, cj]
             dy += weight * self._dy[ci, cj]
-        return FieldPoints(cross, (base + progress) % lap, np.arctan2(dy, dx))
+        nan = np.where(lost, np.nan, 0.0)
+        return FieldPoints(cross + nan, (base + progress) % lap + nan, np.arctan2(dy, dx) + nan)
 
     def points_ahead(self, progress_m, distances_m) -> np.ndarray:
         """Return path points (..., K, 2) at progress + each of K distances (wrapping the lap)."""

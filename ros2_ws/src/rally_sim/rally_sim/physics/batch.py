@@ -151,3 +151,8 @@ class Batch:
         commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive_l, brake_l
         commands[:, C_HANDBRAKE] = handbrake_l
         return commands.reshape(n, horizon, COMMAND_SIZE)
+
+
+def prepare(config: VehicleConfig) -> None:
+    """Load (or compile, ~10 s) the batch kernel: a one-car, one-row rollout of `config`."""
+    Batch(config, 1).rollout(np.zeros((1, STATE_SIZE)), np.zeros((1, 1)), np.zeros((1, 1, 4)))

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import math
 from typing import Any, Dict, Optional, Tuple
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                SetParametersResult)
 from rclpy.node import Node
 
 from ..resources import shipped
@@ -89,7 +90,10 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
         if isinstance(spec.default, (float, list)):
             descriptor.dynamic_typing = True      # 1000 as well as 1000.0; [] as strings
-        if spec.low is not None:
+        if spec.low is not None and _is_int(spec.default):
+            descriptor.integer_range = [IntegerRange(
+                from_value=int(spec.low), to_value=int(spec.high), step=1)]
+        elif spec.low is not None:
             descriptor.floating_point_range = [FloatingPointRange(
                 from_value=spec.low, to_value=spec.high, step=0.0)]
         if spec.choices:
@@ -108,6 +112,10 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
     return values
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]:
     """Return why `value` is not allowed for `name`, or None."""
     spec = (SPECS if specs is None else specs)[name]
@@ -118,6 +126,12 @@ def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]
         return None
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
+    if _is_int(spec.default):
+        if not _is_int(value):
+            return f"parameter '{name}' = {value!r} must be an integer"
+        if spec.low is not None and not spec.low <= value <= spec.high:
+            return (f"parameter '{name}' = {value!r} is out of range "
+                    f'[{spec.low:g}, {spec.high:g}]: {spec.description}')
     if isinstance(spec.default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"parameter '{name}' = {value!r} must be a number"

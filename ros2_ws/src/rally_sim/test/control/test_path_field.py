@@ -39,3 +39,11 @@ def test_points_ahead_wrap_the_lap():
     field = PathField(square, margin_m=1.0)
     ahead = field.points_ahead(np.array([35.0]), [0.0, 5.0, 12.0])
     np.testing.assert_allclose(ahead[0], [[0.0, 5.0], [0.0, 0.0], [7.0, 0.0]], atol=1e-12)
+
+
+def test_a_position_that_is_not_finite_gets_nan_answers():
+    square = ClosedPath(np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]))
+    answers = PathField(square, margin_m=1.0).lookup(np.array([np.nan, 5.0, np.inf]),
+                                                     np.array([1.0, -0.5, 2.0]))
+    for values in answers:
+        assert np.isnan(values[0]) and np.isnan(values[2]) and np.isfinite(values[1])

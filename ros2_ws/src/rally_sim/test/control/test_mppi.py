@@ -1,0 +1,81 @@
+"""The MPPI law: seeded, its costs, and a short closed loop on the simulator's own car."""
+
+import numpy as np
+import pytest
+
+from rally_sim.control.mppi import Mppi, MppiSettings
+from rally_sim.control.path import ClosedPath
+from rally_sim.physics import Vehicle
+from rally_sim.physics.config import load_vehicle
+from rally_sim.physics.model import STATE_SIZE, VX, X, Y
+from rally_sim.physics.surfaces import Surface
+from rally_sim.physics.vehicle import Command
+from rally_sim.resources import config_file, preset
+from rally_sim.stages import read_path
+
+SMALL = MppiSettings(samples=64, horizon=15)
+
+
+@pytest.fixture(scope='module')
+def stage():
+    config = load_vehicle(preset('volvo_v40', 'vehicles', '.yaml'))
+    surface = Surface.load(config_file('stages/rally_stage.yaml'))
+    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+    return config, surface, path
+
+
+def on_the_line(config, surface, path, speed_m_s, offset_m=0.0, turn_rad=0.0):
+    a, b = path.points[0], path.points[1]
+    heading = np.arctan2(*(b - a)[::-1])
+    normal = np.array([-np.sin(heading), np.cos(heading)])
+    car = Vehicle(config, surface)
+    car.reset(*(a + offset_m * normal), heading + turn_rad, speed_m_s)
+    return car
+
+
+def test_the_same_states_give_the_same_commands(stage):
+    car = on_the_line(*stage, 8.0)
+    first, second = Mppi(*stage, SMALL), Mppi(*stage, SMALL)
+    for _ in range(3):
+        a, b = first.command(car.state), second.command(car.state)
+        assert a[0] == b[0] and np.array_equal(a[3], b[3])
+
+
+def test_costs_reward_progress_and_punish_leaving_the_road(stage):
+    mppi = Mppi(*stage, SMALL)
+    car = on_the_line(*stage, 10.0)
+    start = car.state.copy()
+    states = np.repeat(start[None, None], 3, axis=0).repeat(SMALL.horizon, axis=1)
+    direction = np.array([np.cos(start[2]), np.sin(start[2])])
+    for k in range(SMALL.horizon):
+        states[1, k, X:Y + 1] = start[X:Y + 1] + 0.5 * (k + 1) * direction
+        states[2, k, X:Y + 1] = states[1, k, X:Y + 1] + [0.0, 0.0]
+    normal = np.array([-direction[1], direction[0]])
+    states[2, SMALL.horizon // 2:, X:Y + 1] += 5.0 * normal     # off the road half-way
+    costs = mppi.costs(start, states, np.array([True, True, True]))
+    assert costs[1] < costs[0] < costs[2]
+    assert mppi.costs(start, states, np.array([True, False, True]))[1] == np.inf
+
+
+def test_it_steers_back_toward_the_line(stage):
+    for side in (-1.0, 1.0):
+        car = on_the_line(*stage, 8.0, offset_m=2.0 * side)
+        mppi = Mppi(*stage, SMALL)
+        for _ in range(5):
+            steer, *_ = mppi.command(car.state)
+        assert np.sign(steer) == -side
+
+
+def test_a_short_closed_loop_speeds_up_along_the_line(stage):
+    config, surface, path = stage
+    car = on_the_line(config, surface, path, 0.0)
+    mppi = Mppi(config, surface, path, MppiSettings(samples=128, horizon=20))
+    worst = 0.0
+    for _ in range(60):                                  # 3 s
+        steer, drive, brake, _ = mppi.command(car.state)
+        car.set_command(Command(steer_rad=steer, drive_torque_n_m=drive,
+                                brake_torque_n_m=brake))
+        car.advance(5, 0.01)
+        worst = max(worst, abs(path.locate(car.state[X], car.state[Y]).cross_track_m))
+    assert car.state[VX] > 5.0 and worst < 1.0
+    assert car.state.shape == (STATE_SIZE,)
