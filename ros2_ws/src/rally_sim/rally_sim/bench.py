@@ -94,6 +94,8 @@ def main(argv=None) -> int:
     """Print the figures."""
     parser = argparse.ArgumentParser(prog='python -m rally_sim.bench', description=__doc__)
     parser.add_argument('--repeat', type=int, default=5, help='runs per figure (best kept)')
+    parser.add_argument('--batch-plot', default='out/batch_throughput.png',
+                        help='where to write the batch throughput plot (PNG)')
     args = parser.parse_args(argv)
     print(f'JIT: {"numba" if JIT_ENABLED else "off (plain Python)"}; '
           f'steps of {PERIOD_S} s; best of {args.repeat}')
@@ -118,7 +120,7 @@ def main(argv=None) -> int:
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
     models(args.repeat)
-    batch(args.repeat)
+    batch(args.repeat, args.batch_plot)
     return 0
 
 
@@ -126,30 +128,66 @@ BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}
 """Issue 11: car-steps/s in document numerics, car sub-steps/s in the default numerics."""
 
 
-def batch(repeat: int, horizon: int = 50) -> None:
+BATCH_CARS = (100, 300, 1000, 3000, 10000)
+"""Batch sizes measured (the targets hold for 1,000-10,000)."""
+
+
+def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
     """Print batch rollout throughput (N cars x H steps of PERIOD_S in one call) and memory."""
     from .physics.batch import Batch
-    print(f'\n{"batch rollouts (H = " + str(horizon) + ")":<30}{"cars":>7}{"car-steps/s":>14}'
-          f'{"car sub-steps/s":>17}{"memory MB":>11}')
+    print(f'\n{"batch rollouts (H = " + str(horizon) + ")":<24}{"tyres":>6}{"cars":>7}'
+          f'{"car-steps/s":>14}{"car sub-steps/s":>17}{"memory MB":>11}')
+    curves = {}
     for name, target in BATCH_TARGETS.items():
         config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
         car = Vehicle(config)
         car.reset(vx=10.0)
-        for cars in (1000, 10000) if JIT_ENABLED else (10,):
-            rollouts = Batch(config, cars)
-            states = np.repeat(car.state[None], cars, axis=0)
-            steer = np.full((cars, horizon), COMMAND.steer_rad)
-            drive = np.broadcast_to(np.array(COMMAND.drive_torque_n_m), (cars, horizon, 4))
-            rollouts.rollout(states, steer[:, :1], drive[:, :1], dt=PERIOD_S)   # compile
-            wall = best_of(repeat, lambda: rollouts.rollout(states, steer, drive, dt=PERIOD_S))
-            rate = cars * horizon / wall
-            memory = rollouts.work_bytes + cars * horizon * 8 * (
-                STATE_SIZE + OUTPUT_ROWS * 4 + COMMAND_SIZE)     # results and commands
-            print(f'{name:<30}{cars:>7}{rate:>14,.0f}{rate * car.substeps_for(PERIOD_S):>17,.0f}'
-                  f'{memory / 1e6:>11.1f}')
+        substeps = car.substeps_for(PERIOD_S)
+        for tyres in (True, False):
+            for cars in BATCH_CARS if JIT_ENABLED else (10,):
+                rollouts = Batch(config, cars)
+                states = np.repeat(car.state[None], cars, axis=0)
+                steer = np.full((cars, horizon), COMMAND.steer_rad)
+                drive = np.broadcast_to(np.array(COMMAND.drive_torque_n_m), (cars, horizon, 4))
+                rollouts.rollout(states, steer[:, :1], drive[:, :1], dt=PERIOD_S)   # compile
+                wall = best_of(repeat, lambda: rollouts.rollout(states, steer, drive,
+                                                                dt=PERIOD_S, tyres=tyres))
+                rate = cars * horizon / wall
+                rows = STATE_SIZE + COMMAND_SIZE + (OUTPUT_ROWS * 4 if tyres else 0)
+                memory = rollouts.work_bytes + cars * horizon * 8 * rows   # results, commands
+                curves.setdefault((name, tyres), []).append((cars, rate * (
+                    1 if name == 'volvo_v40_document' else substeps)))
+                print(f'{name:<24}{"yes" if tyres else "no":>6}{cars:>7}{rate:>14,.0f}'
+                      f'{rate * substeps:>17,.0f}{memory / 1e6:>11.1f}')
     print(f'targets (issue 11): {BATCH_TARGETS["volvo_v40_document"]:,} car-steps/s in '
           f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
           'numerics, N = 1,000-10,000, H = 50')
+    _plot_batch(curves, plot_path)
+
+
+def _plot_batch(curves, path: str) -> None:
+    """Write the throughput-against-N plot (one line per vehicle file and tyres choice)."""
+    import matplotlib
+    matplotlib.use('Agg')
+    from matplotlib import pyplot
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    for (name, tyres), points in curves.items():
+        cars, rates = zip(*points)
+        unit = 'car-steps/s' if name == 'volvo_v40_document' else 'car sub-steps/s'
+        axes.plot(cars, rates, 'o-' if tyres else 's--',
+                  label=f'{name} ({unit}){"" if tyres else ", no tyre states"}')
+    for name, target in BATCH_TARGETS.items():
+        axes.axhline(target, color='grey', linewidth=0.8, linestyle=':')
+        axes.annotate(f'target {name}', (BATCH_CARS[0], target), fontsize=8,
+                      va='bottom', color='grey')
+    axes.set(xscale='log', yscale='log', xlabel='cars N (H = 50 steps of 0.01 s)',
+             ylabel='throughput per second', title='rally_sim batch rollouts on this machine')
+    axes.legend(fontsize=8)
+    axes.grid(True, which='both', alpha=0.3)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    figure.savefig(path, dpi=100, bbox_inches='tight')
+    pyplot.close(figure)
+    print(f'plot of throughput against N: {path}')
 
 
 MODEL_PRESETS = ('volvo_v40', 'volvo_v40_kinematic', 'arcade_group_b')

@@ -86,7 +86,7 @@ class Mppi:
         actions = np.clip(self.plan + noise, -1.0, 1.0)
         steer, drive, brake = self.pedals.torques(actions[..., 0], actions[..., 1])
         result = self.batch.rollout(np.repeat(state[None], s.samples, axis=0), steer, drive,
-                                    brake, dt=s.period_s)
+                                    brake, dt=s.period_s, tyres=False)
         costs = self.costs(state, result.states, result.valid)
         self.last_costs = costs
         finite = np.isfinite(costs)

@@ -63,7 +63,7 @@ class Fleet:
             raise ValueError('action must be finite: [steer, pedal], each in -1..1')
         steer, drive, brake = self.pedals.torques(actions[:, 0], actions[:, 1])
         result = self.batch.rollout(self.states, steer[:, None], drive[:, None],
-                                    brake[:, None], dt=self.task.period_s)
+                                    brake[:, None], dt=self.task.period_s, tyres=False)
         before = self.states.copy()
         self.states[result.valid] = result.states[result.valid, 0]
         reward, terminated, info = self.task.score(before, self.states)

@@ -26,7 +26,8 @@ class BatchResult(NamedTuple):
     """What a batch rollout returns: per car and input row, after the row."""
 
     states: np.ndarray      # (N, H, STATE_SIZE), layout model.X ... STEER
-    tyres: np.ndarray       # (N, H, DIAG_SIZE, 4): slip ratio, slip angle, load, forces, steer
+    tyres: Optional[np.ndarray]  # (N, H, DIAG_SIZE, 4): slip ratio, slip angle, load,
+    #                              forces, steer; None unless asked for
     valid: np.ndarray       # (N,) bool: False where the car's input or state was not finite
 
 
@@ -86,7 +87,7 @@ class Batch:
                                       self._matrices, self._ints))
 
     def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
-                dt: float = 0.01) -> BatchResult:
+                dt: float = 0.01, tyres: bool = True) -> BatchResult:
         """
         Advance every car over H rows of inputs, row k held for dt.
 
@@ -94,8 +95,8 @@ class Batch:
         steer_rate, handbrake: (N, H); drive, brake: (N, H, 4) [N m], wheel
         order fl, fr, rl, rr. Inputs are clamped to the vehicle's limits as
         Vehicle.set_command does. Returns the state and tyre state after each
-        row; a car with a non-finite input or state gets NaN rows and
-        valid False.
+        row (tyres=False: no tyre state, faster, less memory); a car with a
+        non-finite input or state gets NaN rows and valid False.
         """
         n = self.cars
         steer = np.asarray(steer, dtype=float)
@@ -119,7 +120,7 @@ class Batch:
         commands = self._commands(valid, steer, steer_rate, drive, brake, handbrake)
         start = np.where(valid[:, None], states, 0.0)
         states_out = np.zeros((n, horizon, STATE_SIZE))
-        outs_out = np.zeros((n, horizon, OUTPUT_ROWS, 4))
+        outs_out = np.zeros((n, horizon if tyres else 1, OUTPUT_ROWS, 4))
         self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
         done = np.zeros(n, dtype=np.int64)
         dts = np.full(horizon, float(dt))
@@ -131,6 +132,8 @@ class Batch:
                       np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
         valid &= done == horizon
         states_out[~valid] = np.nan
+        if not tyres:
+            return BatchResult(states_out, None, valid)
         outs_out[~valid] = np.nan
         return BatchResult(states_out, outs_out[:, :, :DIAG_SIZE], valid)
 
@@ -138,10 +141,11 @@ class Batch:
         """Return the kernel commands (N, H, COMMAND_SIZE), clamped as one car's are."""
         n, horizon = steer.shape
         rows = n * horizon
-        keep = np.repeat(valid, horizon)
+        keep = None if valid.all() else np.repeat(valid, horizon)[:, None]
 
         def flat(values, width):
-            return np.where(keep[:, None], values.reshape(rows, width), 0.0)
+            values = values.reshape(rows, width)
+            return values if keep is None else np.where(keep, values, 0.0)
         limited = self.template.limit_commands(flat(steer, 1)[:, 0], flat(steer_rate, 1)[:, 0],
                                                flat(drive, 4), flat(brake, 4),
                                                flat(handbrake, 1)[:, 0])

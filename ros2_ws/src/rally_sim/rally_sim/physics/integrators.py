@@ -541,23 +541,26 @@ def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: 
 
     Row k holds commands[k] for dts[k] in substeps[k] sub-steps, with the
     friction looked up under each wheel at the start of the row. After each
-    row the state goes to states_out[k] and the outputs to outs_out[k]. Stops
-    early at a non-finite state or tyre state; returns the rows done, `state`
-    and `out` holding the last finite ones.
+    row the state goes to states_out[k] and the outputs to outs_out[k]; an
+    outs_out of one row only asks for none (the tyre state is not evaluated;
+    that row is scratch). Stops early at a non-finite state or tyre state;
+    returns the rows done, `state` and `out` holding the last finite ones.
     """
     trial = vectors[V_TRIAL]
+    keep = outs_out.shape[0] == len(dts)
     for k in range(len(dts)):
         for i in range(STATE_SIZE):
             trial[i] = state[i]
         _under(trial, p, tyre_mu, grid, meta, wheel)
         step(trial, commands[k], dts[k], substeps[k], method, p, vectors, wheel, matrices,
              ints)
-        row = outs_out[k]
+        row = outs_out[k] if keep else outs_out[0]
         for j in range(OUTPUT_ROWS):
             for i in range(4):
                 row[j, i] = out[j, i]
-        _ground_outputs(trial, p, grid, meta, wheel, row)
-        tyre_outputs(trial, commands[k], p, vectors, wheel, row)
+        if keep:
+            _ground_outputs(trial, p, grid, meta, wheel, row)
+            tyre_outputs(trial, commands[k], p, vectors, wheel, row)
         if not (_finite(trial) and _finite_rows(row)):
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
             return k

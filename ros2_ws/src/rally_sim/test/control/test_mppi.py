@@ -7,7 +7,7 @@ from rally_sim.control.mppi import Mppi, MppiSettings
 from rally_sim.control.path import ClosedPath
 from rally_sim.physics import Vehicle
 from rally_sim.physics.config import load_vehicle
-from rally_sim.physics.model import STATE_SIZE, VX, X, Y
+from rally_sim.physics.model import STATE_SIZE, VX, X, Y, YAW
 from rally_sim.physics.surfaces import Surface
 from rally_sim.physics.vehicle import Command
 from rally_sim.resources import config_file, preset
@@ -46,12 +46,15 @@ def test_costs_reward_progress_and_punish_leaving_the_road(stage):
     car = on_the_line(*stage, 10.0)
     start = car.state.copy()
     states = np.repeat(start[None, None], 3, axis=0).repeat(SMALL.horizon, axis=1)
-    direction = np.array([np.cos(start[2]), np.sin(start[2])])
-    for k in range(SMALL.horizon):
-        states[1, k, X:Y + 1] = start[X:Y + 1] + 0.5 * (k + 1) * direction
-        states[2, k, X:Y + 1] = states[1, k, X:Y + 1] + [0.0, 0.0]
-    normal = np.array([-direction[1], direction[0]])
-    states[2, SMALL.horizon // 2:, X:Y + 1] += 5.0 * normal     # off the road half-way
+    ahead = mppi.field.points_ahead(0.0, 0.5 * np.arange(1, SMALL.horizon + 2))
+    along = np.diff(ahead, axis=0)
+    heading = np.arctan2(along[:, 1], along[:, 0])
+    for sample in (1, 2):                       # 10 m/s along the line
+        states[sample, :, X:Y + 1] = ahead[:-1]
+        states[sample, :, YAW] = heading
+    half = SMALL.horizon // 2                   # sample 2 leaves the road half-way
+    states[2, half:, X] -= 5.0 * np.sin(heading[half:])
+    states[2, half:, Y] += 5.0 * np.cos(heading[half:])
     costs = mppi.costs(start, states, np.array([True, True, True]))
     assert costs[1] < costs[0] < costs[2]
     assert mppi.costs(start, states, np.array([True, False, True]))[1] == np.inf

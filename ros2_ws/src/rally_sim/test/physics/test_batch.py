@@ -102,3 +102,13 @@ def test_shapes_that_do_not_match_are_named(argument, change, message):
     given[argument] = change(given[argument])
     with pytest.raises(ValueError, match=message):
         Batch(config, CARS).rollout(**given, dt=DT)
+
+
+def test_without_tyre_states_the_states_are_the_same():
+    config = vehicle('volvo_v40')
+    steer, drive, brake, handbrake = inputs(5)
+    batch = Batch(config, CARS)
+    full = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT)
+    lean = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT, tyres=False)
+    np.testing.assert_array_equal(lean.states, full.states)
+    assert lean.tyres is None and lean.valid.all()
