@@ -15,6 +15,7 @@ throughput. The issues' targets are printed beside the figures.
 """
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -163,6 +164,28 @@ def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
           f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
           'numerics, N = 1,000-10,000, H = 50')
     _plot_batch(curves, plot_path)
+    mppi(repeat)
+
+
+def mppi(repeat: int) -> None:
+    """Print the example MPPI controller's time per command on the rally stage."""
+    from .control.mppi import Mppi
+    from .control.path import ClosedPath
+    from .physics.surfaces import Surface
+    from .resources import config_file
+    from .stages import read_path
+    config = load_vehicle(os.path.join(VEHICLES, 'volvo_v40.yaml'))
+    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+    controller = Mppi(config, Surface.load(config_file('stages/rally_stage.yaml')), path)
+    car = Vehicle(config)
+    start, ahead = path.points[0], path.points[1] - path.points[0]
+    car.reset(start[0], start[1], math.atan2(ahead[1], ahead[0]), 8.0)
+    controller.command(car.state)
+    wall = best_of(repeat, lambda: controller.command(car.state))
+    s = controller.settings
+    print(f'MPPI command (volvo_v40 on rally_stage, {s.samples} samples x {s.horizon} periods '
+          f'of {s.period_s:g} s, model dt {s.model_dt_s:g} s): {wall * 1e3:.1f} ms '
+          f'({wall / s.period_s:.0%} of the control period)')
 
 
 def _plot_batch(curves, path: str) -> None:
