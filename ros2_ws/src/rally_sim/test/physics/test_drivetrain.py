@@ -1,0 +1,107 @@
+"""Drivetrain equations (reference 003): engine, gears, couplings, differentials."""
+
+import math
+
+import numpy as np
+import pytest
+
+from rally_sim.physics.drivetrain import (
+    CLUTCH_PACK, coupling_torque, curve_torque, differential_capacity, engine_torque, LOCKED,
+    OPEN, overall_ratio, RPM_PER_RAD_S, split, TORQUE_BIAS)
+
+# Reference 003's LS1 (Corvette C5): 1000-6000 rpm, 475 N m at 4400 rpm.
+CURVE_RPM = np.array([1000.0, 2000.0, 3000.0, 4000.0, 4400.0, 5000.0, 6000.0])
+CURVE_N_M = np.array([390.0, 430.0, 450.0, 470.0, 475.0, 460.0, 390.0])
+RATIOS = np.array([2.66, 1.78, 1.30, 1.00, 0.74, 0.50])
+FINAL, REVERSE, EFFICIENCY, RADIUS = 3.42, 2.90, 0.7, 0.34
+
+
+def rad_s(rpm):
+    return rpm / RPM_PER_RAD_S
+
+
+def test_the_curve_is_interpolated_and_held_at_its_ends():
+    assert curve_torque(4400.0, CURVE_RPM, CURVE_N_M) == 475.0
+    assert curve_torque(4200.0, CURVE_RPM, CURVE_N_M) == pytest.approx(472.5)
+    assert curve_torque(500.0, CURVE_RPM, CURVE_N_M) == 390.0
+    assert curve_torque(7000.0, CURVE_RPM, CURVE_N_M) == 390.0
+
+
+def engine(rpm, throttle):
+    return engine_torque(rad_s(rpm), throttle, CURVE_RPM, CURVE_N_M, 800.0, 6000.0, 60.0)
+
+
+def test_engine_torque_throttle_braking_limiter_and_idle():
+    assert engine(4400.0, 1.0) == pytest.approx(475.0)
+    assert engine(4400.0, 0.5) == pytest.approx(0.5 * 475.0 - 0.5 * 60.0 * 4400.0 / 6000.0)
+    assert engine(3000.0, 0.0) == pytest.approx(-30.0)               # engine braking
+    assert engine(6000.5, 1.0) == 0.0                                # fuel cut at the limiter
+    assert engine(6500.0, 0.0) == pytest.approx(-65.0)               # braking beyond it
+    assert engine(400.0, 0.0) == pytest.approx(390.0 * 0.5)          # idle governor
+    assert engine(0.0, 0.0) == pytest.approx(390.0)
+
+
+def test_first_gear_force_at_4400_rpm_is_reference_003s():
+    ratio = overall_ratio(1, RATIOS, REVERSE, FINAL)
+    force = engine(4400.0, 1.0) * ratio * EFFICIENCY / RADIUS
+    assert force == pytest.approx(475 * 2.66 * 3.42 * 0.7 / 0.34)  # 9,353 N, before tyre limits
+    # and the engine turns ratio times the wheels: 4400 rpm is 17.5 m/s in first
+    wheel_rad_s = rad_s(4400.0) / ratio
+    assert wheel_rad_s * RADIUS == pytest.approx(4400 / 9.0972 * 2 * math.pi / 60 * 0.34, rel=1e-3)
+    assert overall_ratio(0, RATIOS, REVERSE, FINAL) == 0.0
+    assert overall_ratio(-1, RATIOS, REVERSE, FINAL) == pytest.approx(-2.90 * 3.42)
+    assert overall_ratio(6, RATIOS, REVERSE, FINAL) == pytest.approx(0.5 * 3.42)
+
+
+def test_a_coupling_within_capacity_ends_the_step_at_one_speed():
+    h, ia, ib, ratio = 0.001, 0.2, 3.0, 9.0972
+    torque = coupling_torque(500.0, 40.0, ia, ib, ratio, math.inf, h)
+    a, b = 500.0 - h * torque / ia, 40.0 + h * ratio * torque / ib
+    assert a == pytest.approx(ratio * b, rel=1e-12)
+
+
+def test_a_coupling_slips_at_its_capacity_and_never_adds_energy():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        wa, wb = rng.uniform(-300.0, 300.0, 2)
+        ia, ib = rng.uniform(0.05, 5.0, 2)
+        ratio = rng.uniform(0.5, 12.0)
+        capacity = rng.choice([rng.uniform(0.0, 500.0), math.inf])
+        h = rng.uniform(1e-4, 1e-2)
+        torque = coupling_torque(wa, wb, ia, ib, ratio, capacity, h)
+        assert abs(torque) <= capacity
+        a, b = wa - h * torque / ia, wb + h * ratio * torque / ib
+        before = 0.5 * ia * wa ** 2 + 0.5 * ib * wb ** 2
+        after = 0.5 * ia * a ** 2 + 0.5 * ib * b ** 2
+        assert after <= before * (1 + 1e-12) + 1e-9
+        # the slip keeps its sign: a slipping coupling never overshoots
+        assert (a - ratio * b) * (wa - ratio * wb) >= -1e-9 * (1 + abs(wa) + abs(wb))
+
+
+def test_an_open_differential_gives_equal_torque_and_lets_a_wheel_on_ice_spin():
+    left, right = split(800.0, 200.0, 20.0, 1.5, 1.5, OPEN, 0.0, 0.0, 1.0, 0.001)
+    assert left == right == 400.0
+    assert differential_capacity(OPEN, 800.0, 50.0, 0.3, 3.0) == 0.0
+
+
+def test_a_locked_differential_holds_equal_wheel_speeds():
+    h, inertia = 0.001, 1.5
+    left, right = split(800.0, 200.0, 20.0, inertia, inertia, LOCKED, 0.0, 0.0, 1.0, h)
+    assert left + right == pytest.approx(800.0)
+    # the outputs' speeds given were without the transfer (half the input each counted)
+    transfer = 400.0 - left
+    assert 200.0 - h * transfer / inertia == pytest.approx(20.0 + h * transfer / inertia)
+
+
+def test_limited_slip_differentials_hold_their_bias_and_preload():
+    for input_n_m in (100.0, 800.0, -600.0):
+        left, right = split(input_n_m, 300.0, 10.0, 1.5, 1.5, TORQUE_BIAS, 0.0, 0.0, 3.0, 0.001)
+        high, low = max(abs(left), abs(right)), min(abs(left), abs(right))
+        assert high / low == pytest.approx(3.0)      # slipping: exactly the bias ratio
+        assert left + right == pytest.approx(input_n_m)
+        left, right = split(input_n_m, 300.0, 10.0, 1.5, 1.5, CLUTCH_PACK, 50.0, 0.2, 1.0,
+                            0.001)
+        assert abs(left - right) == pytest.approx(2.0 * (50.0 + 0.2 * abs(input_n_m)))
+    # nearly equal speeds: the LSD locks them (transfer below its capacity)
+    left, right = split(800.0, 100.001, 100.0, 1.5, 1.5, TORQUE_BIAS, 0.0, 0.0, 3.0, 0.001)
+    assert abs(left - right) < 2 * differential_capacity(TORQUE_BIAS, 800.0, 0.0, 0.0, 3.0)
