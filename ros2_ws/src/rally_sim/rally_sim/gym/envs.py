@@ -58,7 +58,12 @@ class Fleet:
 
     def step(self, actions: np.ndarray):
         """Advance every car one period; return rewards, terminated, truncated, info."""
-        actions = np.asarray(actions, dtype=float).reshape(len(self.states), 2)
+        actions = np.asarray(actions, dtype=float)
+        if actions.size != 2 * len(self.states):
+            raise ValueError(f'action has shape {actions.shape}; expected '
+                             f'{(2,) if len(self.states) == 1 else (len(self.states), 2)}: '
+                             '[steer, pedal] per car')
+        actions = actions.reshape(len(self.states), 2)
         if not np.isfinite(actions).all():
             raise ValueError('action must be finite: [steer, pedal], each in -1..1')
         steer, drive, brake = self.pedals.torques(actions[:, 0], actions[:, 1])

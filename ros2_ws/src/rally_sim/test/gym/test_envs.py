@@ -115,6 +115,8 @@ def test_a_non_finite_action_is_refused_and_changes_nothing():
     before = env.fleet.states.copy()
     with pytest.raises(ValueError, match='action must be finite'):
         env.step(np.array([np.nan, 0.0]))
+    with pytest.raises(ValueError, match=r'action has shape \(3,\); expected \(2,\)'):
+        env.step(np.zeros(3))
     np.testing.assert_array_equal(env.fleet.states, before)
     observation, *_ = env.step(np.array([3.0, -7.0]))    # clipped to -1..1
     assert env.observation_space.contains(observation)
