@@ -16,7 +16,7 @@ from .config import VehicleConfig
 from .integrators import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, INTEGRATORS,
     JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout, Workspace)
-from .jit import njit_parallel, prange
+from .jit import njit, njit_parallel, prange
 from .model import DIAG_SIZE, STATE_SIZE
 from .surfaces import Surface
 from .vehicle import Vehicle
@@ -39,6 +39,20 @@ def _rollout_cars(states, commands, dts, substeps, method, params, tyre_mu, grid
         done[car] = rollout(states[car], commands[car], dts, substeps, method, params[car],
                             tyre_mu[car], grid, meta, vectors[car], wheel[car], matrices[car],
                             ints[car], out[car], states_out[car], outs_out[car])
+
+
+@njit
+def _rollout_few(states, commands, dts, substeps, method, params, tyre_mu, grid, meta,
+                 vectors, wheel, matrices, ints, out, states_out, outs_out, done):
+    """_rollout_cars() on this thread: for a few cars, waking the cores costs more."""
+    for car in range(states.shape[0]):
+        done[car] = rollout(states[car], commands[car], dts, substeps, method, params[car],
+                            tyre_mu[car], grid, meta, vectors[car], wheel[car], matrices[car],
+                            ints[car], out[car], states_out[car], outs_out[car])
+
+
+FEW_CARS = 4
+"""Up to this many cars a batch runs on the calling thread (a parallel launch costs ~1 ms)."""
 
 
 def _shaped(name: str, value, shape: Sequence[int]) -> np.ndarray:
@@ -126,10 +140,10 @@ class Batch:
         dts = np.full(horizon, float(dt))
         substeps = np.full(horizon, self.template.substeps_for(float(dt)), dtype=np.int64)
         grid, meta = self.template.map_arrays
-        _rollout_cars(np.ascontiguousarray(start), commands, dts, substeps, self.method,
-                      self.params, self.tyre_mu, grid, meta,
-                      self._vectors, self._wheel, self._matrices, self._ints,
-                      np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
+        run = _rollout_few if n <= FEW_CARS else _rollout_cars
+        run(np.ascontiguousarray(start), commands, dts, substeps, self.method, self.params,
+            self.tyre_mu, grid, meta, self._vectors, self._wheel, self._matrices, self._ints,
+            np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
         valid &= done == horizon
         states_out[~valid] = np.nan
         if not tyres:
@@ -158,5 +172,7 @@ class Batch:
 
 
 def prepare(config: VehicleConfig) -> None:
-    """Load (or compile, ~10 s) the batch kernel: a one-car, one-row rollout of `config`."""
-    Batch(config, 1).rollout(np.zeros((1, STATE_SIZE)), np.zeros((1, 1)), np.zeros((1, 1, 4)))
+    """Load (or compile, ~10 s) the batch kernels: rollouts of a few cars and of many."""
+    for cars in (1, FEW_CARS + 1):
+        Batch(config, cars).rollout(np.zeros((cars, STATE_SIZE)), np.zeros((cars, 1)),
+                                    np.zeros((cars, 1, 4)))

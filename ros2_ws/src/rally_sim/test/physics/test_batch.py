@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from rally_sim.physics import batch as batch_module
 from rally_sim.physics import Vehicle
 from rally_sim.physics.batch import Batch
 from rally_sim.physics.config import ConfigError
@@ -112,3 +113,14 @@ def test_without_tyre_states_the_states_are_the_same():
     lean = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT, tyres=False)
     np.testing.assert_array_equal(lean.states, full.states)
     assert lean.tyres is None and lean.valid.all()
+
+
+def test_a_few_cars_run_on_this_thread_with_the_same_bits():
+    config = vehicle('volvo_v40')
+    steer, drive, brake, handbrake = inputs(6)
+    many = Batch(config, CARS).rollout(starts(config), steer, drive, brake, handbrake, dt=DT)
+    few = Batch(config, 3).rollout(starts(config)[:3], steer[:3], drive[:3], brake[:3],
+                                   handbrake[:3], dt=DT)
+    assert 3 <= batch_module.FEW_CARS < CARS
+    np.testing.assert_array_equal(few.states, many.states[:3])
+    np.testing.assert_array_equal(few.tyres, many.tyres[:3])
