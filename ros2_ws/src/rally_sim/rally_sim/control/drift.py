@@ -14,6 +14,8 @@ about 25 degrees of sideslip held lap after lap.
 from dataclasses import dataclass
 import math
 
+from .angles import wrap_angle
+
 
 @dataclass
 class DriftSettings:
@@ -36,10 +38,6 @@ class DriftSettings:
     max_torque_n_m: float = 1500.0
 
 
-def _wrap(angle: float) -> float:
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
-
-
 class DriftController:
     """Counter-steer and throttle for a drift round the circle."""
 
@@ -59,8 +57,8 @@ class DriftController:
         speed = math.hypot(vx, vy)
         beta = self.sideslip(vx, vy)
         tangent = math.atan2(dy, dx) + math.pi / 2.0
-        course_error = _wrap(tangent + math.atan(s.course_per_radius * (radius - s.radius_m))
-                             - (yaw + beta))
+        toward_centre = math.atan(s.course_per_radius * (radius - s.radius_m))
+        course_error = wrap_angle(tangent + toward_centre - (yaw + beta))
         yaw_rate_wanted = speed / s.radius_m + s.yaw_rate_per_course * course_error
         front_course = math.atan2(vy + s.cg_to_front_m * yaw_rate, vx) if vx > 0.5 else 0.0
         steer = front_course + s.front_slip_rad + s.steer_per_yaw_rate * (

@@ -29,8 +29,6 @@ from ..physics.model import STATE_SIZE, X, Y, YAW
 from ..physics.surfaces import Surface
 from ..resources import config_file, preset
 
-ACTION_NAMES = ('steer', 'pedal')
-
 
 class Fleet:
     """N cars of a task's vehicle on its stage, with their states, stepped together."""
@@ -127,16 +125,8 @@ class RallySimEnv(gymnasium.Env):
             return None
         if self._canvas is None:
             task = self.fleet.task
-            self._canvas = StageCanvas(task.stage, self.fleet.config, _reference_line(task))
+            self._canvas = StageCanvas(task.stage, self.fleet.config, task.reference_line())
         return self._canvas.draw(self.fleet.states[:, [X, Y, YAW]])
-
-
-def _reference_line(task: Task) -> np.ndarray:
-    """Return the line drawn on the stage: the path, or the drift circle."""
-    if hasattr(task, 'path'):
-        return task.path.points
-    angle = np.linspace(0.0, 2.0 * np.pi, 180, endpoint=False)
-    return task.RADIUS_M * np.column_stack([np.cos(angle), np.sin(angle)])
 
 
 class RallyDriveEnv(RallySimEnv):

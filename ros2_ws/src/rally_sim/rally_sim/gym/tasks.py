@@ -7,11 +7,13 @@ Gymnasium-free. Observations are float32 and clipped to their declared
 bounds; every quantity is SI (m, m/s, rad, rad/s).
 """
 
+from abc import ABC, abstractmethod
 import math
 from typing import Dict, Mapping, Tuple
 
 import numpy as np
 
+from ..control.angles import wrap_angle
 from ..control.path import ClosedPath
 from ..control.path_field import FieldPoints, PathField
 from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
@@ -20,10 +22,6 @@ from ..stages import read_path, ROAD_HALF_WIDTH_M
 
 Starts = np.ndarray
 """(N, 6) rows of x, y, yaw [m, m, rad], vx, vy [m/s], yaw rate [rad/s]."""
-
-
-def _wrap(angle):
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def _dynamics(states: np.ndarray, wheel_radius_m: float) -> np.ndarray:
@@ -36,7 +34,7 @@ DYNAMICS_BOUND = np.array([100.0, 100.0, 20.0, 1.0, 100.0, 100.0, 100.0, 100.0])
 """Declared bounds of _dynamics' columns (a car beyond them is clipped)."""
 
 
-class Task:
+class Task(ABC):
     """A stage, a vehicle, the control period and the episode length; see the subclasses."""
 
     vehicle = ''
@@ -52,9 +50,9 @@ class Task:
         """Take the car's wheel radius (for the wheels' slip in the observation)."""
         self.wheel_radius_m = wheel_radius_m
 
+    @abstractmethod
     def starts(self, rng: np.random.Generator, cars: int, options: Mapping) -> Starts:
         """Return start poses and velocities for `cars` cars."""
-        raise NotImplementedError
 
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the (N, D) float32 observations, clipped to +-observation_bound."""
@@ -62,13 +60,18 @@ class Task:
         bound = self.observation_bound
         return np.clip(np.nan_to_num(raw), -bound, bound).astype(np.float32)
 
-    def _observe(self, states: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    @abstractmethod
+    def reference_line(self) -> np.ndarray:
+        """Return the (K, 2) line a picture of the task draws (a closed loop)."""
 
+    @abstractmethod
+    def _observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the (N, D) observations before clipping."""
+
+    @abstractmethod
     def score(self, before: np.ndarray, after: np.ndarray) -> Tuple[np.ndarray, np.ndarray,
                                                                     Dict[str, np.ndarray]]:
         """Return each car's reward and termination for one period, and info arrays."""
-        raise NotImplementedError
 
 
 class DriveTask(Task):
@@ -111,6 +114,10 @@ class DriveTask(Task):
             self._recent[key] = self.field.lookup(states[:, X], states[:, Y])
         return self._recent[key]
 
+    def reference_line(self) -> np.ndarray:
+        """Return the stage's reference line."""
+        return self.path.points
+
     def starts(self, rng: np.random.Generator, cars: int, options: Mapping) -> Starts:
         """Start on the line at a random place (options: progress_m, speed_m_s), along it."""
         progress = np.full(cars, float(options['progress_m'])) if 'progress_m' in options \
@@ -130,7 +137,7 @@ class DriveTask(Task):
         cos, sin = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
         body = np.stack([cos * dx + sin * dy, -sin * dx + cos * dy], axis=-1)
         return np.column_stack([_dynamics(states, self.wheel_radius_m), near.cross_track_m,
-                                _wrap(yaw - near.heading_rad), body.reshape(len(states), -1)])
+                                wrap_angle(yaw - near.heading_rad), body.reshape(len(states), -1)])
 
     def score(self, before, after):
         """Return progress minus the cross-track penalty; off the road ends the episode."""
@@ -172,6 +179,11 @@ class DriftTask(Task):
                                   'sideslip')
         self.observation_bound = np.concatenate([DYNAMICS_BOUND, [50.0, math.pi, math.pi]])
 
+    def reference_line(self) -> np.ndarray:
+        """Return the circle to drift round."""
+        angle = np.linspace(0.0, 2.0 * math.pi, 180, endpoint=False)
+        return self.RADIUS_M * np.column_stack([np.cos(angle), np.sin(angle)])
+
     def starts(self, rng: np.random.Generator, cars: int, options: Mapping) -> Starts:
         """Start on the circle at a random angle, 6-9 m/s along it, sliding 0-0.3 rad."""
         angle = rng.uniform(-math.pi, math.pi, cars)
@@ -189,7 +201,7 @@ class DriftTask(Task):
         vx, vy = states[:, VX], states[:, VY]
         beta = np.where(np.abs(vx) > 0.5, np.arctan2(vy, vx), 0.0)
         tangent = np.arctan2(y, x) + math.pi / 2.0
-        course = _wrap(tangent - (states[:, YAW] + beta))
+        course = wrap_angle(tangent - (states[:, YAW] + beta))
         return np.hypot(x, y) - self.RADIUS_M, course, beta, np.hypot(vx, vy)
 
     def _observe(self, states: np.ndarray) -> np.ndarray:
