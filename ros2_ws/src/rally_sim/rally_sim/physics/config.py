@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import yaml
 
+from .drivetrain import DIFFERENTIALS
 from .files import read_yaml
 from .integrators import INTEGRATORS
 from .model import (
@@ -56,6 +57,8 @@ class Field(NamedTuple):
     models: Tuple[str, ...] = ALL
     neutral: Any = None
     """What the kernels read for this key in a car of a model that does not use it."""
+    length: Tuple[int, int] = (0, 0)
+    """For a list of numbers (kind list): fewest and most entries; low, high bound each."""
 
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
@@ -70,6 +73,68 @@ def _tyre_fields(axle: str) -> Dict[str, Field]:
                                  models=PACEJKA, neutral=1.0),
     }
 
+
+LAYOUTS = ('none', 'fwd', 'rwd', 'awd')
+"""drivetrain.layout: none (per-wheel torques as commanded) or the driven axles."""
+
+
+def _differential_fields(place: str) -> Dict[str, Field]:
+    return {
+        f'differential.{place}.type': Field(
+            str, None, None, f'{place} differential: open (equal torques), locked (equal '
+            'speeds), clutch_pack (preload + lock factor x input torque) or torque_bias '
+            '(torques differ by at most bias_ratio)', tuple(DIFFERENTIALS), 'open'),
+        f'differential.{place}.preload_n_m': Field(
+            float, 0.0, 10000.0, f'{place} clutch-pack preload [N m]', (), 0.0),
+        f'differential.{place}.lock_factor': Field(
+            float, 0.0, 1.0, f'{place} clutch-pack share of the input torque it can move',
+            (), 0.0),
+        f'differential.{place}.bias_ratio': Field(
+            float, 1.0, 20.0, f'{place} torque-bias ratio (high / low output torque)', (), 2.0),
+    }
+
+
+DRIVETRAIN_FIELDS: Dict[str, Field] = {
+    'drivetrain.layout': Field(
+        str, None, None, 'none: the commanded per-wheel torques drive the wheels; fwd, rwd, '
+        'awd: an engine, clutch, gearbox and differentials drive those axles', LAYOUTS,
+        'none'),
+    'engine.torque_curve_rpm': Field(
+        list, 0.0, 30000.0, 'engine speeds of the torque curve [rpm], increasing',
+        length=(2, 64)),
+    'engine.torque_curve_n_m': Field(
+        list, 0.0, 20000.0, 'largest engine torque at each of torque_curve_rpm [N m]',
+        length=(2, 64)),
+    'engine.idle_rpm': Field(float, 100.0, 5000.0, 'idle speed [rpm]', (), 800.0),
+    'engine.limit_rpm': Field(float, 500.0, 30000.0, 'rev limiter: no drive torque at or '
+                              'above it [rpm]'),
+    'engine.inertia_kg_m2': Field(float, 0.01, 10.0, 'engine and flywheel inertia [kg m^2]',
+                                  (), 0.2),
+    'engine.braking_n_m': Field(float, 0.0, 5000.0, 'engine braking at closed throttle and '
+                                'the limiter speed (less in proportion below it) [N m]', (),
+                                50.0),
+    'gearbox.ratios': Field(list, 0.05, 20.0, 'forward gear ratios, first gear first',
+                            length=(1, 12)),
+    'gearbox.reverse_ratio': Field(float, 0.05, 20.0, 'reverse gear ratio (magnitude)'),
+    'gearbox.final_drive': Field(float, 0.05, 50.0, 'final drive (differential) ratio'),
+    'gearbox.efficiency': Field(float, 0.1, 1.0, 'share of the engine power that reaches '
+                                'the wheels', (), 0.9),
+    'gearbox.shift_up_rpm': Field(float, 500.0, 30000.0, 'automatic upshift speed [rpm]'),
+    'gearbox.shift_down_rpm': Field(float, 100.0, 30000.0, 'automatic downshift speed [rpm]'),
+    'gearbox.shift_time_s': Field(float, 0.0, 5.0, 'time a shift interrupts the torque [s]',
+                                  (), 0.2),
+    'clutch.max_torque_n_m': Field(float, 1.0, 20000.0, 'torque the engaged clutch holds '
+                                   '[N m]'),
+    **_differential_fields('front'),
+    **_differential_fields('rear'),
+    'differential.centre.type': Field(
+        str, None, None, "centre differential of an awd car (as the axles')",
+        tuple(DIFFERENTIALS), 'open'),
+    'differential.centre.front_share': Field(
+        float, 0.0, 1.0, 'share of the torque an open centre differential sends to the front '
+        'axle', (), 0.5),
+}
+"""The drivetrain's keys: a file sets them only with a layout other than none."""
 
 FIELDS: Dict[str, Field] = {
     'name': Field(str, None, None, 'vehicle name'),
@@ -143,6 +208,7 @@ FIELDS: Dict[str, Field] = {
     'arcade.counter_steer_assist': Field(
         float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
         'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE, neutral=0.0),
+    **DRIVETRAIN_FIELDS,
 }
 
 
@@ -162,6 +228,8 @@ def check_value(key: str, value: Any) -> Any:
     if key not in FIELDS:
         raise ConfigError(f"unknown key '{key}'; known keys: {', '.join(FIELDS)}")
     spec = FIELDS[key]
+    if spec.kind is list:
+        return _check_list(key, value, spec)
     if spec.kind is str:
         if not isinstance(value, str):
             raise ConfigError(f"key '{key}' must be a string ({spec.description})")
@@ -181,6 +249,22 @@ def check_value(key: str, value: Any) -> Any:
                               f'{spec.description}')
         return int(number)
     return number
+
+
+def _check_list(key: str, value: Any, spec: Field) -> Tuple[float, ...]:
+    """Return a list of numbers as a tuple, or raise ConfigError naming the key."""
+    fewest, most = spec.length
+    if not isinstance(value, (list, tuple)) or not fewest <= len(value) <= most:
+        raise ConfigError(f"key '{key}' must be a list of {fewest} to {most} numbers: "
+                          f'{spec.description}')
+    numbers = []
+    for k, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, (int, float)) or not (
+                math.isfinite(item) and spec.low <= item <= spec.high):
+            raise ConfigError(f"key '{key}' entry {k} = {item!r} must be a number in "
+                              f'[{spec.low:g}, {spec.high:g}]: {spec.description}')
+        numbers.append(float(item))
+    return tuple(numbers)
 
 
 @dataclass(frozen=True)
@@ -264,8 +348,10 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     unused = [key for key in values if model not in FIELDS[key].models]
     if unused:
         raise ConfigError(f"key(s) {', '.join(unused)} not used by model '{model}'")
+    _check_layout(values)
     missing = [key for key, spec in FIELDS.items()
-               if key not in values and spec.default is None and model in spec.models]
+               if key not in values and spec.default is None and model in spec.models
+               and key not in DRIVETRAIN_FIELDS]
     if missing:
         raise ConfigError(f"missing key(s) {', '.join(missing)}")
     completed = {key: spec.neutral if model not in spec.models else spec.default
@@ -274,6 +360,40 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     if model == 'arcade_bicycle':
         _check_arcade(completed)
     return completed
+
+
+def _check_layout(values: Mapping[str, Any]) -> None:
+    """
+    Check the drivetrain keys against the layout and each other.
+
+    With layout none a file may set no drivetrain key; with a layout it
+    must set every one without a default, the torque curve must rise in rpm
+    and pair each rpm with a torque, and the shift speeds must lie between
+    idle and the limiter.
+    """
+    layout = values.get('drivetrain.layout', 'none')
+    given = [key for key in values if key in DRIVETRAIN_FIELDS and key != 'drivetrain.layout']
+    if layout == 'none':
+        if given:
+            raise ConfigError(f"key(s) {', '.join(given)} need drivetrain.layout fwd, rwd or "
+                              'awd (it is none: the commanded torques drive the wheels)')
+        return
+    missing = [key for key, spec in DRIVETRAIN_FIELDS.items()
+               if spec.default is None and key not in values]
+    if missing:
+        raise ConfigError(f"missing key(s) {', '.join(missing)} (drivetrain.layout {layout})")
+    rpm, torque = values['engine.torque_curve_rpm'], values['engine.torque_curve_n_m']
+    if any(b <= a for a, b in zip(rpm, rpm[1:])):
+        raise ConfigError(f"key 'engine.torque_curve_rpm' = {list(rpm)} must increase")
+    if len(torque) != len(rpm):
+        raise ConfigError(f"key 'engine.torque_curve_n_m' has {len(torque)} entries; "
+                          f'engine.torque_curve_rpm has {len(rpm)}')
+    idle = values.get('engine.idle_rpm', FIELDS['engine.idle_rpm'].default)
+    down, up = values['gearbox.shift_down_rpm'], values['gearbox.shift_up_rpm']
+    if not idle < down < up < values['engine.limit_rpm']:
+        raise ConfigError(f"keys 'engine.idle_rpm' ({idle:g}) < 'gearbox.shift_down_rpm' "
+                          f"({down:g}) < 'gearbox.shift_up_rpm' ({up:g}) < 'engine.limit_rpm' "
+                          f"({values['engine.limit_rpm']:g}) must hold")
 
 
 def _check_arcade(v: Mapping[str, Any]) -> None:

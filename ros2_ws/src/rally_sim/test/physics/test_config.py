@@ -89,4 +89,62 @@ def test_every_field_has_a_description_and_range():
     for key, field in FIELDS.items():
         assert field.description, key
         assert field.kind is str or field.low < field.high, key
+        assert field.kind is not list or 0 < field.length[0] <= field.length[1], key
         assert field.models == ALL or field.neutral is not None, key    # what others read
+
+
+CORVETTE_DRIVETRAIN = {
+    'drivetrain': {'layout': 'rwd'},
+    'engine': {'torque_curve_rpm': [1000, 2500, 4400, 5600, 6000],
+               'torque_curve_n_m': [390, 448, 475, 438, 400], 'limit_rpm': 6000},
+    'gearbox': {'ratios': [2.66, 1.78, 1.30, 1.00, 0.74, 0.50], 'reverse_ratio': 2.90,
+                'final_drive': 3.42, 'efficiency': 0.7, 'shift_up_rpm': 5500,
+                'shift_down_rpm': 2500},
+    'clutch': {'max_torque_n_m': 700},
+    'differential': {'rear': {'type': 'torque_bias', 'bias_ratio': 2.5}},
+}
+
+
+def with_drivetrain(**changes):
+    tree = v40_tree()
+    drivetrain = yaml.safe_load(yaml.safe_dump(CORVETTE_DRIVETRAIN))
+    for dotted, value in changes.items():
+        *path, last = dotted.split('.')
+        node = drivetrain
+        for part in path:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(last)
+        else:
+            node[last] = value
+    tree.update(drivetrain)
+    return tree
+
+
+def test_a_drivetrain_section_loads_with_its_defaults(tmp_path):
+    config = load_vehicle(write(tmp_path, with_drivetrain()))
+    assert config['gearbox.ratios'] == (2.66, 1.78, 1.30, 1.00, 0.74, 0.50)
+    assert config['engine.idle_rpm'] == 800.0 and config['differential.front.type'] == 'open'
+    assert config['differential.rear.bias_ratio'] == 2.5
+    assert load_vehicle(vehicle_file('volvo_v40'))['drivetrain.layout'] == 'none'
+
+
+@pytest.mark.parametrize('changes, message', [
+    ({'engine.torque_curve_rpm': [1000, 3000, 2500, 5600, 6000]},
+     r"'engine.torque_curve_rpm' = \[1000.0, 3000.0, 2500.0, 5600.0, 6000.0\] must increase"),
+    ({'engine.torque_curve_n_m': [390, 448, 475]}, "'engine.torque_curve_n_m' has 3 entries"),
+    ({'gearbox.ratios': [2.66, 0.0, 1.3]}, r"'gearbox.ratios' entry 1 = 0.0 must be a number "
+                                           r'in \[0.05, 20\]'),
+    ({'gearbox.final_drive': 0.0}, r"'gearbox.final_drive' = 0.0 is out of range"),
+    ({'gearbox.ratios': 2.66}, "'gearbox.ratios' must be a list of 1 to 12 numbers"),
+    ({'differential.rear.type': 'viscous'}, r"'differential.rear.type' = 'viscous' must be "
+                                            r"one of \['open', 'locked', 'clutch_pack', "
+                                            r"'torque_bias'\]"),
+    ({'clutch.max_torque_n_m': None}, r'missing key\(s\) clutch.max_torque_n_m '
+                                      r'\(drivetrain.layout rwd\)'),
+    ({'drivetrain.layout': 'none'}, 'need drivetrain.layout fwd, rwd or awd'),
+    ({'gearbox.shift_up_rpm': 6500}, "'gearbox.shift_up_rpm' .6500. < 'engine.limit_rpm'"),
+])
+def test_bad_drivetrains_name_the_key(tmp_path, changes, message):
+    with pytest.raises(ConfigError, match=message):
+        load_vehicle(write(tmp_path, with_drivetrain(**changes)))
