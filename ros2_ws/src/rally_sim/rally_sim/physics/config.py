@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import yaml
 
-from .drivetrain import DIFFERENTIALS
+from .drivetrain import DIFFERENTIALS, drivetrain_block
 from .files import read_yaml
 from .integrators import INTEGRATORS
 from .model import (
@@ -323,7 +323,8 @@ class VehicleConfig:
             arcade=(v['arcade.cornering_stiffness_front_per_rad'],
                     v['arcade.cornering_stiffness_rear_per_rad'], v['arcade.handbrake_grip'],
                     v['arcade.steer_reduction'], v['arcade.steer_reduction_speed_m_s'],
-                    v['arcade.counter_steer_assist'], v['steering.max_angle_rad']))
+                    v['arcade.counter_steer_assist'], v['steering.max_angle_rad']),
+            drivetrain=drivetrain_block(v))
 
 
 def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:

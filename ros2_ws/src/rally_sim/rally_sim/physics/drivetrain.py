@@ -131,3 +131,54 @@ def split(input_n_m: float, omega_a: float, omega_b: float, inertia_a: float,
         return half, half
     transfer = coupling_torque(omega_a, omega_b, inertia_a, inertia_b, 1.0, capacity, h)
     return half - transfer, half + transfer
+
+
+# The drivetrain's block of the flat kernel parameters (model.P_DRIVETRAIN onward).
+(D_LAYOUT, D_IDLE_RPM, D_LIMIT_RPM, D_INERTIA, D_BRAKING, D_REVERSE, D_FINAL, D_EFFICIENCY,
+ D_SHIFT_UP_RPM, D_SHIFT_DOWN_RPM, D_SHIFT_TIME, D_CLUTCH, D_CENTRE_SHARE, D_GEARS,
+ D_CURVE_POINTS) = range(15)
+D_DIFFERENTIAL = 15
+"""Front, rear and centre differentials, DIFFERENTIAL_SIZE entries each (type, preload,
+lock factor, bias ratio)."""
+DIFFERENTIAL_SIZE = 4
+MAX_GEARS = 12
+MAX_CURVE_POINTS = 64
+D_RATIOS = D_DIFFERENTIAL + 3 * DIFFERENTIAL_SIZE
+D_CURVE_RPM = D_RATIOS + MAX_GEARS
+D_CURVE_N_M = D_CURVE_RPM + MAX_CURVE_POINTS
+DRIVETRAIN_SIZE = D_CURVE_N_M + MAX_CURVE_POINTS
+NO_DRIVETRAIN, FWD, RWD, AWD = 0, 1, 2, 3
+LAYOUT_CODES = {'none': NO_DRIVETRAIN, 'fwd': FWD, 'rwd': RWD, 'awd': AWD}
+
+
+def drivetrain_block(values) -> np.ndarray:
+    """Return the drivetrain's kernel parameters from vehicle-file values (zeros: none)."""
+    block = np.zeros(DRIVETRAIN_SIZE)
+    layout = values['drivetrain.layout']
+    block[D_LAYOUT] = LAYOUT_CODES[layout]
+    if layout == 'none':
+        return block
+    scalars = {D_IDLE_RPM: 'engine.idle_rpm', D_LIMIT_RPM: 'engine.limit_rpm',
+               D_INERTIA: 'engine.inertia_kg_m2', D_BRAKING: 'engine.braking_n_m',
+               D_REVERSE: 'gearbox.reverse_ratio', D_FINAL: 'gearbox.final_drive',
+               D_EFFICIENCY: 'gearbox.efficiency', D_SHIFT_UP_RPM: 'gearbox.shift_up_rpm',
+               D_SHIFT_DOWN_RPM: 'gearbox.shift_down_rpm', D_SHIFT_TIME: 'gearbox.shift_time_s',
+               D_CLUTCH: 'clutch.max_torque_n_m',
+               D_CENTRE_SHARE: 'differential.centre.front_share'}
+    for index, key in scalars.items():
+        block[index] = values[key]
+    for k, place in enumerate(('front', 'rear', 'centre')):
+        base = D_DIFFERENTIAL + k * DIFFERENTIAL_SIZE
+        block[base] = DIFFERENTIALS[values[f'differential.{place}.type']]
+        if place != 'centre':
+            block[base + 1] = values[f'differential.{place}.preload_n_m']
+            block[base + 2] = values[f'differential.{place}.lock_factor']
+            block[base + 3] = values[f'differential.{place}.bias_ratio']
+    ratios = values['gearbox.ratios']
+    block[D_GEARS] = len(ratios)
+    block[D_RATIOS:D_RATIOS + len(ratios)] = ratios
+    rpm, torque = values['engine.torque_curve_rpm'], values['engine.torque_curve_n_m']
+    block[D_CURVE_POINTS] = len(rpm)
+    block[D_CURVE_RPM:D_CURVE_RPM + len(rpm)] = rpm
+    block[D_CURVE_N_M:D_CURVE_N_M + len(torque)] = torque
+    return block

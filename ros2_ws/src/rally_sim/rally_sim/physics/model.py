@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .drivetrain import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces
@@ -42,7 +43,9 @@ P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
  P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS, P_MODEL) = range(21, 31)
 P_ARCADE = 31     # the arcade bicycle's parameters, ARCADE_SIZE entries (arcade.py: A_*)
 ARCADE_SIZE = 7
-PARAM_SIZE = P_ARCADE + ARCADE_SIZE
+P_DRIVETRAIN = P_ARCADE + ARCADE_SIZE
+"""The drivetrain's block, DRIVETRAIN_SIZE entries (drivetrain.py: D_*)."""
+PARAM_SIZE = P_DRIVETRAIN + DRIVETRAIN_SIZE
 FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
 """P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
 LOAD_EXACT, LOAD_DOCUMENT = 0, 1
@@ -94,6 +97,7 @@ class ModelParams(NamedTuple):
     load_transfer_iterations: int = 8
     model: int = FOUR_WHEEL
     arcade: tuple = (0.0,) * ARCADE_SIZE
+    drivetrain: np.ndarray = np.zeros(DRIVETRAIN_SIZE)
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -105,7 +109,7 @@ class ModelParams(NamedTuple):
                 self.steer_time_constant_s, float(self.load_transfer),
                 float(self.load_transfer_iterations), float(self.model)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
-                               tail, self.arcade]).astype(np.float64)
+                               tail, self.arcade, self.drivetrain]).astype(np.float64)
 
 
 @njit_inline

@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 from rally_sim.physics.drivetrain import (
-    CLUTCH_PACK, coupling_torque, curve_torque, differential_capacity, engine_torque, LOCKED,
-    OPEN, overall_ratio, RPM_PER_RAD_S, split, TORQUE_BIAS)
+    CLUTCH_PACK, coupling_torque, curve_torque, D_CURVE_N_M, D_CURVE_POINTS, D_CURVE_RPM,
+    D_EFFICIENCY, D_FINAL, D_GEARS, D_LAYOUT, D_RATIOS, differential_capacity, engine_torque,
+    LOCKED, OPEN, overall_ratio, RPM_PER_RAD_S, RWD, split, TORQUE_BIAS)
+from rally_sim.physics.model import P_DRIVETRAIN, PARAM_SIZE
+from support.vehicles import vehicle
 
 # Reference 003's LS1 (Corvette C5): 1000-6000 rpm, 475 N m at 4400 rpm.
 CURVE_RPM = np.array([1000.0, 2000.0, 3000.0, 4000.0, 4400.0, 5000.0, 6000.0])
@@ -105,3 +108,18 @@ def test_limited_slip_differentials_hold_their_bias_and_preload():
     # nearly equal speeds: the LSD locks them (transfer below its capacity)
     left, right = split(800.0, 100.001, 100.0, 1.5, 1.5, TORQUE_BIAS, 0.0, 0.0, 3.0, 0.001)
     assert abs(left - right) < 2 * differential_capacity(TORQUE_BIAS, 800.0, 0.0, 0.0, 3.0)
+
+
+def test_the_kernel_parameters_carry_the_vehicle_files_drivetrain():
+    config = vehicle('corvette_c5')
+    p = config.model_params().flat()
+    assert len(p) == PARAM_SIZE
+    block = p[P_DRIVETRAIN:]
+    assert block[D_LAYOUT] == RWD and block[D_GEARS] == 6
+    np.testing.assert_array_equal(block[D_RATIOS:D_RATIOS + 6], RATIOS)
+    points = int(block[D_CURVE_POINTS])
+    rpm = block[D_CURVE_RPM:D_CURVE_RPM + points]
+    torque = block[D_CURVE_N_M:D_CURVE_N_M + points]
+    assert curve_torque(4400.0, rpm, torque) == 475.0
+    assert block[D_FINAL] == FINAL and block[D_EFFICIENCY] == EFFICIENCY
+    assert not vehicle('volvo_v40').model_params().flat()[P_DRIVETRAIN:].any()
