@@ -164,7 +164,7 @@ class Batch:
                                                flat(drive, 4), flat(brake, 4),
                                                flat(handbrake, 1)[:, 0])
         steer_l, rate_l, drive_l, brake_l, handbrake_l, _ = limited
-        commands = np.empty((rows, COMMAND_SIZE))
+        commands = np.zeros((rows, COMMAND_SIZE))     # torque mode: C_DRIVER 0
         commands[:, C_STEER], commands[:, C_RATE] = steer_l, rate_l
         commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive_l, brake_l
         commands[:, C_HANDBRAKE] = handbrake_l

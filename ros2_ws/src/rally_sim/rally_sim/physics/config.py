@@ -128,13 +128,25 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
     **_differential_fields('front'),
     **_differential_fields('rear'),
     'differential.centre.type': Field(
-        str, None, None, "centre differential of an awd car (as the axles')",
-        tuple(DIFFERENTIALS), 'open'),
+        str, None, None, 'centre differential of an awd car: open (front_share of the torque '
+        'to the front axle) or locked (both axles at one speed)', ('open', 'locked'), 'open'),
     'differential.centre.front_share': Field(
         float, 0.0, 1.0, 'share of the torque an open centre differential sends to the front '
         'axle', (), 0.5),
 }
-"""The drivetrain's keys: a file sets them only with a layout other than none."""
+
+def _neutral(key: str, spec: Field) -> Any:
+    """Return what a car of another model holds for a drivetrain key (layout none)."""
+    if key == 'drivetrain.layout':
+        return 'none'
+    if spec.default is not None:
+        return spec.default
+    return () if spec.kind is list else spec.low
+
+
+DRIVETRAIN_FIELDS = {key: spec._replace(models=PACEJKA, neutral=_neutral(key, spec))
+                     for key, spec in DRIVETRAIN_FIELDS.items()}
+"""The drivetrain's keys (four-wheel model only): a file sets them only with a layout."""
 
 FIELDS: Dict[str, Field] = {
     'name': Field(str, None, None, 'vehicle name'),

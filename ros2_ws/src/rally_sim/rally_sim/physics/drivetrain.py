@@ -88,6 +88,9 @@ def coupling_torque(omega_a: float, omega_b: float, inertia_a: float, inertia_b:
     return min(max(torque, -capacity_n_m), capacity_n_m)
 
 
+AUTOMATIC = -2.0
+"""The gear request (command C_GEAR) that lets the gearbox choose."""
+
 OPEN, LOCKED, CLUTCH_PACK, TORQUE_BIAS = 0, 1, 2, 3
 DIFFERENTIALS = {'open': OPEN, 'locked': LOCKED, 'clutch_pack': CLUTCH_PACK,
                  'torque_bias': TORQUE_BIAS}

@@ -22,15 +22,17 @@ import math
 import numpy as np
 
 from .arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
+from .driveline import drive
 from .jit import njit
 from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
-    ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, contact_point,
-    derivatives_into, derivatives_one_wheel, DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_FRICTION,
-    O_GROUND, O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS,
-    P_MODEL, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE,
-    STEER, VX, W_AX, W_AY, W_DIRECTION, W_GRAVITY, W_GROUND, W_LOAD, W_MU, W_STUCK, W_UNIT_X,
+    ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER,
+    C_THROTTLE, COMMAND_SIZE, contact_point, derivatives_into, derivatives_one_wheel, DIAG_SIZE,
+    KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OMEGA,
+    OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL, P_SLIP_MODEL,
+    P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY,
+    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_LOAD, W_MU, W_STUCK, W_UNIT_X,
     W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
 from .tyre import SLIP_REGULARIZED
@@ -132,7 +134,7 @@ def _hold_chassis(vectors: np.ndarray, command: np.ndarray, p: np.ndarray, wheel
 
 
 @njit
-def _iteration_matrix(command, p, h, vectors, wheel, matrices, ints) -> None:
+def _iteration_matrix(p, h, vectors, wheel, matrices, ints) -> None:
     """
     Compute I - h J at z = vectors[V_Z] and factor it.
 
@@ -149,12 +151,12 @@ def _iteration_matrix(command, p, h, vectors, wheel, matrices, ints) -> None:
         i = j - 3
         kept = (wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i])
         eps = _perturb(vectors, j)
-        derivatives_one_wheel(vectors, V_UP, V_F_UP, command, p, wheel, i)
+        derivatives_one_wheel(vectors, V_UP, V_F_UP, p, wheel, i)
         wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i] = kept
         _difference_column(vectors, matrices, h, j, eps)
     for j in range(3):      # body velocities: every tyre's slip changes
         eps = _perturb(vectors, j)
-        derivatives_into(vectors, V_UP, V_F_UP, command, p, wheel, wheel, False)
+        derivatives_into(vectors, V_UP, V_F_UP, p, wheel, wheel, False)
         _difference_column(vectors, matrices, h, j, eps)
     for i in range(7):
         for k in range(7):
@@ -262,18 +264,18 @@ def _brakes_settled(command, h, inertia, vectors, wheel, matrices) -> bool:
 
 
 @njit
-def _rk4_update(command, p, h, vectors, wheel) -> None:
+def _rk4_update(p, h, vectors, wheel) -> None:
     """Write vectors[V_Z] after one classic RK4 step of h into vectors[V_NEW]."""
-    derivatives_into(vectors, V_Z, V_K1, command, p, wheel, wheel, False)
+    derivatives_into(vectors, V_Z, V_K1, p, wheel, wheel, False)
     for i in range(7):
         vectors[V_TMP, i] = vectors[V_Z, i] + 0.5 * h * vectors[V_K1, i]
-    derivatives_into(vectors, V_TMP, V_K2, command, p, wheel, wheel, False)
+    derivatives_into(vectors, V_TMP, V_K2, p, wheel, wheel, False)
     for i in range(7):
         vectors[V_TMP, i] = vectors[V_Z, i] + 0.5 * h * vectors[V_K2, i]
-    derivatives_into(vectors, V_TMP, V_K3, command, p, wheel, wheel, False)
+    derivatives_into(vectors, V_TMP, V_K3, p, wheel, wheel, False)
     for i in range(7):
         vectors[V_TMP, i] = vectors[V_Z, i] + h * vectors[V_K3, i]
-    derivatives_into(vectors, V_TMP, V_K4, command, p, wheel, wheel, False)
+    derivatives_into(vectors, V_TMP, V_K4, p, wheel, wheel, False)
     for i in range(7):
         vectors[V_NEW, i] = vectors[V_Z, i] + (h / 6.0) * (
             vectors[V_K1, i] + 2.0 * vectors[V_K2, i] + 2.0 * vectors[V_K3, i]
@@ -305,6 +307,24 @@ def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int, c0
     state[Y] += 0.5 * h * (old0 * s0 + old1 * c0 + new0 * s1 + new1 * c1)
     state[YAW] = yaw1
     return c1, s1
+
+
+@njit
+def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, method: int,
+           vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray) -> None:
+    """
+    Let the drivetrain set this sub-step's drive torques (driveline.drive) and add them to f.
+
+    vectors[V_F0] holds f(z) without drive torque; each wheel's diagonal
+    1 - h J_ii comes from the implicit scheme's matrix (1 for the others).
+    """
+    for i in range(4):
+        vectors[V_DZ, i] = vectors[V_F0, 3 + i]
+        vectors[V_TMP, i] = matrices[M_ITERATION, 3 + i, 3 + i] if method == IMPLICIT_EULER \
+            else 1.0
+    drive(state, command, p, h, vectors[V_DZ], vectors[V_TMP], wheel)
+    for i in range(4):
+        vectors[V_F0, 3 + i] += wheel[W_DRIVE, i] / p[P_WHEEL_INERTIA]
 
 
 @njit
@@ -344,22 +364,31 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
     cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
+    driver = command[C_DRIVER] == 1.0
+    for i in range(4):
+        wheel[W_DRIVE, i] = 0.0 if driver else command[C_DRIVE + i]
     for _ in range(substeps):
         steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
         state[STEER] = steer
         set_steer(steer, p, wheel)
+        if driver:
+            for i in range(4):
+                wheel[W_DRIVE, i] = 0.0
+        if method == IMPLICIT_EULER or method == EULER or driver:
+            derivatives_into(vectors, V_Z, V_F0, p, wheel, wheel, False)
         if method == IMPLICIT_EULER:
-            derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
             if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:    # needs the evaluation just made
-                _iteration_matrix(command, p, h, vectors, wheel, matrices, ints)
+                _iteration_matrix(p, h, vectors, wheel, matrices, ints)
                 ints[I_AGE] = 0
             ints[I_AGE] += 1
+        if driver:
+            _drive(state, command, p, h, method, vectors, wheel, matrices)
+        if method == IMPLICIT_EULER:
             _implicit_update(command, p, h, vectors, wheel, matrices, ints)
         else:
             if method == RK4:
-                _rk4_update(command, p, h, vectors, wheel)
+                _rk4_update(p, h, vectors, wheel)
             else:
-                derivatives_into(vectors, V_Z, V_F0, command, p, wheel, wheel, False)
                 for i in range(7):
                     vectors[V_NEW, i] = vectors[V_Z, i] + h * vectors[V_F0, i]
             _apply_brakes(vectors, V_NEW, command, h, p[P_WHEEL_INERTIA])
@@ -429,7 +458,14 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
     set_steer(state[STEER], p, wheel)
-    derivatives_into(vectors, V_Z, V_DZ, command, p, wheel, out, True)
+    driver = command[C_DRIVER] == 1.0
+    for i in range(4):
+        if not driver:      # (driver mode: the drivetrain's torques of the last sub-step)
+            wheel[W_DRIVE, i] = command[C_DRIVE + i]
+            wheel[W_ENGINE, i] = 0.0
+        out[O_DRIVE, i] = wheel[W_DRIVE, i]
+        out[O_ENGINE, i] = wheel[W_ENGINE, i]
+    derivatives_into(vectors, V_Z, V_DZ, p, wheel, out, True)
     vx, vy, r = state[VX], state[VX + 1], state[VX + 2]
     out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r - wheel[W_GRAVITY, 0]
     out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r - wheel[W_GRAVITY, 1]

@@ -2,10 +2,13 @@
 The planar four-wheel vehicle model of document 002 (sections A.1-A.7).
 
 State layout (one float64 array, SI units, REP-103 axes):
-  [x, y, yaw, vx, vy, yaw_rate, omega_fl, omega_fr, omega_rl, omega_rr, steer]
+  [x, y, yaw, vx, vy, yaw_rate, omega_fl, omega_fr, omega_rl, omega_rr, steer,
+   engine, gear, shift_left]
 x, y, yaw: pose of the centre of gravity in the odom frame; vx, vy: velocity
 of the centre of gravity in the body frame; omega: wheel spin rates [rad/s];
-steer: actual bicycle-equivalent steer angle after the steering actuator.
+steer: actual bicycle-equivalent steer angle after the steering actuator;
+engine: engine speed [rad/s], gear (-1 reverse, 0 neutral, 1..N) and the
+time left of a gear shift [s], for a car with a drivetrain (else 0).
 """
 
 import math
@@ -19,7 +22,8 @@ from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
-STATE_SIZE = 11
+ENGINE, GEAR, SHIFT_LEFT = 11, 12, 13
+STATE_SIZE = 14
 VELOCITY = slice(VX, OMEGA + 4)   # the 7 dynamic states of document 002
 VELOCITY_SIZE = 7
 
@@ -28,11 +32,17 @@ SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
 DIAG_SIZE = 6
 
 # Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
-O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND = range(DIAG_SIZE, DIAG_SIZE + 4)
-OUTPUT_ROWS = DIAG_SIZE + 4
+O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND, O_DRIVE, O_ENGINE = range(DIAG_SIZE,
+                                                                       DIAG_SIZE + 6)
+OUTPUT_ROWS = DIAG_SIZE + 6
 """friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
 specific force (x, y) [m/s^2] in columns 0, 1; the ground under the CG:
-height z [m], pitch and roll [rad] of its slope (columns 0-2)."""
+height z [m], pitch and roll [rad] of its slope (columns 0-2); the drive
+torque on each wheel [N m]; the engine (columns E_*)."""
+E_TORQUE, E_CLUTCH_TORQUE, E_CLUTCH_SLIP, E_THROTTLE = range(4)
+"""Columns of O_ENGINE and W_ENGINE: engine torque [N m], the torque through the
+clutch [N m], the clutch's slip (engine less gearbox input speed) [rad/s], and
+the throttle the engine got (0 while a shift cuts it)."""
 
 
 # Layout of the flat parameter array the compiled kernels read (ModelParams.flat()).
@@ -56,7 +66,12 @@ LOAD_EXACT, LOAD_DOCUMENT = 0, 1
 W_AX, W_AY, W_LOAD = AX, AY, LOAD
 W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
 W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 18
-WHEEL_ROWS = 19
+W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
+WHEEL_ROWS = 24
+"""W_DRIVE: the drive torque on each wheel this sub-step [N m] (the command's, or
+the drivetrain's); W_ENGINE: the drivetrain's engine figures (columns E_*);
+W_SPIN, W_INVERSE, W_TRANSFER: the drivetrain solve's wheel speeds, inverse
+inertias and differentials' impulses (columns 0, 1: front, rear)."""
 """W_GRAVITY: gravity along the ground in the body frame (x, y) and normal to
 it [m/s^2] (columns 0-2), set for each step from the ground under the car;
 W_GROUND: that ground's height, pitch and roll (columns 0-2)."""
@@ -65,10 +80,13 @@ computed for (column 0), and 1 once they were (column 1)."""
 
 # A command as the kernels read it: one float64 array of COMMAND_SIZE.
 C_STEER, C_RATE, C_DRIVE, C_BRAKE, C_HANDBRAKE = 0, 1, 2, 6, 10
-COMMAND_SIZE = 11
+C_DRIVER, C_THROTTLE, C_GEAR = 11, 12, 13
+COMMAND_SIZE = 14
 """steer target [rad], steer rate limit [rad/s] (0: the car's own), drive
 torques [N m] x4, total brake torques [N m] x4 (>= 0, handbrake included),
-handbrake lever 0..1 (its torque is in the brake torques already)."""
+handbrake lever 0..1 (its torque is in the brake torques already); 1 when the
+drivetrain drives the wheels (driver mode: the drive torques are not read),
+its throttle 0..1 and gear request (drivetrain.AUTOMATIC, -1, 0, 1..N)."""
 
 
 class ModelParams(NamedTuple):
@@ -167,26 +185,25 @@ def set_steer(steer: float, p: np.ndarray, wheel: np.ndarray) -> None:
 
 
 @njit
-def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
-                     p: np.ndarray, wheel: np.ndarray, diag: np.ndarray,
-                     with_diag: bool) -> None:
+def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray,
+                     wheel: np.ndarray, diag: np.ndarray, with_diag: bool) -> None:
     """
     Write d/dt of the 7 dynamic states z = [vx, vy, r, omega x4] into a row.
 
     z is vectors[z_row, :7], the result goes to vectors[dz_row, :7]; the drive
-    torques are the command's (layout C_*). Reads the steer geometry
+    torques are wheel[W_DRIVE]'s. Reads the steer geometry
     (set_steer) and friction (row W_MU) from `wheel` and computes in it.
     Allocates nothing and makes no array views (each costs reference counts).
     With `with_diag`, fills `diag` (DIAG_SIZE x 4) with the tyre state.
     """
     for i in range(4):
         _tyre(vectors, z_row, p, wheel, diag, with_diag, i)
-    _chassis(vectors, z_row, dz_row, command, p, wheel, diag, with_diag)
+    _chassis(vectors, z_row, dz_row, p, wheel, diag, with_diag)
 
 
 @njit
-def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
-                          p: np.ndarray, wheel: np.ndarray, i: int) -> None:
+def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray,
+                          wheel: np.ndarray, i: int) -> None:
     """
     derivatives_into() when z differs only in wheel i's spin from the last evaluation.
 
@@ -194,7 +211,7 @@ def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, command:
     numbers as derivatives_into() for a quarter of the tyre work.
     """
     _tyre(vectors, z_row, p, wheel, wheel, False, i)
-    _chassis(vectors, z_row, dz_row, command, p, wheel, wheel, False)
+    _chassis(vectors, z_row, dz_row, p, wheel, wheel, False)
 
 
 @njit_inline
@@ -227,8 +244,8 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
 
 
 @njit_inline
-def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
-             p: np.ndarray, wheel: np.ndarray, diag: np.ndarray, with_diag: bool) -> None:
+def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray, wheel: np.ndarray,
+             diag: np.ndarray, with_diag: bool) -> None:
     """From the tyres' forces per newton: loads, wheel spin and chassis derivatives."""
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
@@ -257,7 +274,7 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, command: np.ndarray,
         force_y += fy
         moment_z += px * fy - py * fx
         tyre_fx = wheel[W_UNIT_X, i] * load
-        vectors[dz_row, 3 + i] = (command[C_DRIVE + i] - tyre_fx * radius) / inertia
+        vectors[dz_row, 3 + i] = (wheel[W_DRIVE, i] - tyre_fx * radius) / inertia
         if with_diag:
             diag[3, i] = tyre_fx
             diag[4, i] = wheel[W_UNIT_Y, i] * load
@@ -285,9 +302,8 @@ def derivatives(z: np.ndarray, steer: float, drive: np.ndarray, mu: np.ndarray,
     set_steer(steer, p, wheel)
     vectors = np.zeros((2, 7))
     vectors[0] = z[:7]
-    command = np.zeros(COMMAND_SIZE)
-    command[C_DRIVE:C_DRIVE + 4] = drive
-    derivatives_into(vectors, 0, 1, command, p, wheel, diag, True)
+    wheel[W_DRIVE] = drive
+    derivatives_into(vectors, 0, 1, p, wheel, diag, True)
     return vectors[1].copy()
 
 

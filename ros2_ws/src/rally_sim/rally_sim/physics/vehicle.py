@@ -14,13 +14,15 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .config import VehicleConfig
+from .driveline import gear_ratio, input_speed
+from .drivetrain import AUTOMATIC, RPM_PER_RAD_S
 from .integrators import (
-    advance, C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, friction_under,
-    INTEGRATORS,
-    O_ACCEL, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout,
-    Workspace)
+    advance, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER, C_THROTTLE,
+    COMMAND_SIZE, friction_under, INTEGRATORS, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION,
+    O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
-    DIAG_SIZE, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
+    DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE, FORCE_X, FORCE_Y,
+    GEAR, NORMAL_LOAD, OMEGA, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
     STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
 from .surfaces import Surface
 from .. import WHEELS
@@ -39,6 +41,38 @@ class Command:
     drive_torque_n_m: Sequence[float] = (0.0, 0.0, 0.0, 0.0)
     brake_torque_n_m: Sequence[float] = (0.0, 0.0, 0.0, 0.0)
     handbrake: float = 0.0
+
+
+@dataclass
+class DriverCommand:
+    """
+    What a driver asks of a car with a drivetrain: pedals, handbrake, gear; held.
+
+    throttle and brake are pedal travel 0..1 (brake: of the vehicle's front
+    and rear brake torques, its balance); gear: AUTOMATIC, -1 reverse, 0
+    neutral or 1..N.
+    """
+
+    steer_rad: float = 0.0
+    steer_rate_rad_s: float = 0.0
+    throttle: float = 0.0
+    brake: float = 0.0
+    handbrake: float = 0.0
+    gear: float = AUTOMATIC
+
+
+@dataclass
+class DrivetrainState:
+    """The drivetrain after the last step (a car without one: all zero)."""
+
+    engine_rpm: float
+    engine_torque_n_m: float
+    gear: int
+    shifting: bool
+    clutch_torque_n_m: float
+    clutch_slip_rad_s: float
+    throttle: float
+    drive_torque_n_m: np.ndarray
 
 
 @dataclass
@@ -90,6 +124,8 @@ class Vehicle:
                                             'brakes.max_torque_rear_n_m')
         self.handbrake_torque = np.array(
             [0.0, 0.0, 1.0, 1.0]) * config['brakes.handbrake_torque_n_m']
+        self.has_drivetrain = config['drivetrain.layout'] != 'none'
+        self.gears = len(config['gearbox.ratios']) if self.has_drivetrain else 0
         self._limits = _ScalarLimits(self)
         self.state = np.zeros(STATE_SIZE)
         self.command = np.zeros(COMMAND_SIZE)     # checked and clamped, as the kernel reads it
@@ -119,6 +155,8 @@ class Vehicle:
         self.state[:] = 0.0
         self.state[[X, Y, YAW, VX, VY, YAW_RATE]] = values
         self.state[OMEGA:OMEGA + 4] = self.free_rolling_omega(vx, yaw_rate)
+        if self.has_drivetrain:
+            self._start_engine()
         self.time_s = 0.0
         self.step_count = 0
         self.work.refresh_jacobian()
@@ -128,6 +166,19 @@ class Vehicle:
         self.set_command(Command())
         self._refresh_outputs()
 
+    def _start_engine(self) -> None:
+        """Put the gearbox in the lowest gear below its upshift speed, the engine in step."""
+        p = self.flat_params
+        turning = abs(input_speed(self.state, p))
+        gear = 1
+        while (gear < self.gears and gear_ratio(gear, p) * turning * RPM_PER_RAD_S
+               > self.config['gearbox.shift_up_rpm']):
+            gear += 1
+        idle = self.config['engine.idle_rpm'] / RPM_PER_RAD_S
+        self.state[GEAR] = gear
+        self.state[ENGINE] = max(idle, gear_ratio(gear, p) * turning)
+        self.state[SHIFT_LEFT] = 0.0
+
     def free_rolling_omega(self, vx: float, yaw_rate: float = 0.0) -> np.ndarray:
         """Wheel spin rates that roll without slip at body speed vx (straight or turning)."""
         c = self.params.half_track_m
@@ -136,17 +187,27 @@ class Vehicle:
 
     # ---- commands ----------------------------------------------------------
 
-    def set_command(self, command: Command) -> List[str]:
+    def set_command(self, command) -> List[str]:
         """
-        Take a command; return messages for each value clamped to a limit.
+        Take a Command or DriverCommand; return messages for each value clamped to a limit.
 
-        Raises CommandError, changing nothing, if any value is non-finite or
-        an array has the wrong length. This is the only check: steps take the
-        held command as it is.
+        Raises CommandError, changing nothing, if any value is non-finite, an
+        array has the wrong length, a gear does not exist or a DriverCommand
+        goes to a car without a drivetrain. This is the only check: steps
+        take the held command as it is.
         """
-        values, notes = self._limits.apply(command)
+        if isinstance(command, DriverCommand):
+            self._need_drivetrain()
+            values, notes = self._limits.driver(command)
+        else:
+            values, notes = self._limits.apply(command)
         self.command[:] = values
         return notes
+
+    def _need_drivetrain(self) -> None:
+        if not self.has_drivetrain:
+            raise CommandError(f"vehicle '{self.config['name']}' has no drivetrain "
+                               '(drivetrain.layout none): send per-wheel drive torques')
 
     def limit_commands(self, steer, rate, drive, brake, handbrake):
         """
@@ -212,15 +273,43 @@ class Vehicle:
         after each row, and the (row, message) clamp notes. Friction is looked
         up under each wheel at the start of each row.
         """
-        dts = np.asarray(dts, dtype=float)
-        if not np.all(np.isfinite(dts)) or np.any(dts <= 0.0):
-            raise ValueError('every step dt must be a positive finite number of seconds')
+        dts = _positive_dts(dts)
         steer, rate, drive, brake, handbrake, notes = self.limit_commands(
             steer, steer_rate, drive, brake, handbrake)
-        commands = np.empty((len(dts), COMMAND_SIZE))
+        commands = np.zeros((len(dts), COMMAND_SIZE))
         commands[:, C_STEER], commands[:, C_RATE] = steer, rate
         commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
         commands[:, C_HANDBRAKE] = handbrake
+        return self._run(commands, dts) + (notes,)
+
+    def run_driver(self, steer, steer_rate, throttle, brake, handbrake, gear, dts):
+        """
+        run() for a car with a drivetrain: N timed driver commands (DriverCommand's fields).
+
+        throttle, brake and handbrake are 0..1 (clamped, noted); gear per row
+        AUTOMATIC, -1, 0 or 1..N (CommandError for one that does not exist).
+        """
+        self._need_drivetrain()
+        dts = _positive_dts(dts)
+        steer, rate, _, _, handbrake, notes = self.limit_commands(
+            steer, steer_rate, np.zeros((len(dts), 4)), np.zeros((len(dts), 4)), handbrake)
+        throttle = _checked('throttle', throttle, 1)
+        pedal = _checked('brake', brake, 1)
+        gear = _checked('gear', gear, 1)
+        self._limits.check_gears(gear)
+        extra: List[Tuple[int, str]] = []
+        throttle = _clamp(extra, 'throttle', throttle, 0.0, 1.0)
+        pedal = _clamp(extra, 'brake', pedal, 0.0, 1.0)
+        commands = np.zeros((len(dts), COMMAND_SIZE))
+        commands[:, C_STEER], commands[:, C_RATE] = steer, rate
+        commands[:, C_BRAKE:C_BRAKE + 4] = (pedal[:, None] * self.brake_limit
+                                            + handbrake[:, None] * self.handbrake_torque)
+        commands[:, C_HANDBRAKE] = handbrake
+        commands[:, C_DRIVER], commands[:, C_THROTTLE], commands[:, C_GEAR] = 1.0, throttle, gear
+        return self._run(commands, dts) + (sorted(notes + extra),)
+
+    def _run(self, commands: np.ndarray, dts: np.ndarray):
+        """Run the checked kernel commands; return the states and tyre states after each."""
         # substeps_for() for every row at once (same arithmetic, same results)
         substeps = np.maximum(1, np.ceil(dts / self.config['dt'] - 1e-9)).astype(np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
@@ -234,7 +323,7 @@ class Vehicle:
         self.command[:] = commands[max(done - 1, 0)]
         if done < len(dts):
             self._non_finite()
-        return states, outputs[:, :DIAG_SIZE], notes
+        return states, outputs[:, :DIAG_SIZE]
 
     def _non_finite(self) -> None:
         self._refresh_outputs()
@@ -264,6 +353,17 @@ class Vehicle:
     def wheel_angle_rad(self) -> np.ndarray:
         """Spin angle of each wheel in [-pi, pi), 0 at the last reset."""
         return self.outputs[O_WHEEL_ANGLE]
+
+    def drivetrain(self) -> DrivetrainState:
+        """Return the drivetrain's state after the last step."""
+        engine = self.outputs[O_ENGINE]
+        return DrivetrainState(
+            engine_rpm=float(self.state[ENGINE] * RPM_PER_RAD_S),
+            engine_torque_n_m=float(engine[E_TORQUE]), gear=int(self.state[GEAR]),
+            shifting=bool(self.state[SHIFT_LEFT] > 0.0),
+            clutch_torque_n_m=float(engine[E_CLUTCH_TORQUE]),
+            clutch_slip_rad_s=float(engine[E_CLUTCH_SLIP]), throttle=float(engine[E_THROTTLE]),
+            drive_torque_n_m=self.outputs[O_DRIVE].copy())
 
     def wheels(self) -> WheelState:
         """Return the tyre state of the last step."""
@@ -306,6 +406,7 @@ class _ScalarLimits:
         self.drive = car.drive_limit.tolist()
         self.brake = car.brake_limit.tolist()
         self.handbrake = car.handbrake_torque.tolist()
+        self.gears = car.gears
         # Bounds of (steer, drive x4, brake x4, handbrake), for the check of the common case.
         self.low = [-self.max_steer] + [-d for d in self.drive] + [0.0] * 4 + [0.0]
         self.high = [self.max_steer] + self.drive + self.brake + [1.0]
@@ -321,7 +422,8 @@ class _ScalarLimits:
             if len(bounded) == 10 and math.isfinite(rate) and all(
                     low <= v <= high for low, v, high in zip(self.low, bounded, self.high)):
                 return [steer, rate] + drive + [
-                    b + handbrake * h for b, h in zip(brake, self.handbrake)] + [handbrake], []
+                    b + handbrake * h for b, h in zip(brake, self.handbrake)] + [
+                        handbrake] + TORQUE_MODE, []
         except (TypeError, ValueError):
             pass
         return self._checked(command)
@@ -342,7 +444,44 @@ class _ScalarLimits:
         for i in range(4):
             brake[i] = _clamp_one(notes, f'brake_torque_n_m[{WHEELS[i]}]', brake[i], 0.0,
                                   self.brake[i]) + handbrake * self.handbrake[i]
-        return [steer, rate] + drive + brake + [handbrake], notes
+        return [steer, rate] + drive + brake + [handbrake] + TORQUE_MODE, notes
+
+    def driver(self, command: DriverCommand) -> Tuple[List[float], List[str]]:
+        """Return the kernel's command for a DriverCommand and its clamp messages."""
+        steer = _finite('steer_rad', command.steer_rad)
+        rate = abs(_finite('steer_rate_rad_s', command.steer_rate_rad_s))
+        throttle = _finite('throttle', command.throttle)
+        pedal = _finite('brake', command.brake)
+        handbrake = _finite('handbrake', command.handbrake)
+        gear = _finite('gear', command.gear)
+        self.check_gears([gear])
+        notes: List[str] = []
+        steer = _clamp_one(notes, 'steer_rad', steer, -self.max_steer, self.max_steer)
+        throttle = _clamp_one(notes, 'throttle', throttle, 0.0, 1.0)
+        pedal = _clamp_one(notes, 'brake', pedal, 0.0, 1.0)
+        handbrake = _clamp_one(notes, 'handbrake', handbrake, 0.0, 1.0)
+        brake = [pedal * b + handbrake * h for b, h in zip(self.brake, self.handbrake)]
+        return [steer, rate] + [0.0] * 4 + brake + [handbrake, 1.0, throttle, gear], notes
+
+    def check_gears(self, gears) -> None:
+        """Raise CommandError for a gear request this gearbox does not have."""
+        for gear in gears:
+            if gear != AUTOMATIC and not (gear == int(gear) and -1 <= gear <= self.gears):
+                raise CommandError(
+                    f'gear = {gear:g} does not exist: -1 (reverse), 0 (neutral), 1..'
+                    f'{self.gears} or {AUTOMATIC:g} (automatic); command rejected')
+
+
+TORQUE_MODE = [0.0, 0.0, AUTOMATIC]
+"""The command's C_DRIVER, C_THROTTLE, C_GEAR for per-wheel torques (drivetrain idle)."""
+
+
+def _positive_dts(dts) -> np.ndarray:
+    """Return the step lengths as floats, or raise ValueError if any is not positive and finite."""
+    dts = np.asarray(dts, dtype=float)
+    if not np.all(np.isfinite(dts)) or np.any(dts <= 0.0):
+        raise ValueError('every step dt must be a positive finite number of seconds')
+    return dts
 
 
 def _finite(name: str, value) -> float:

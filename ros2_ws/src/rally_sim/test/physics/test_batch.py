@@ -90,7 +90,7 @@ def test_a_car_with_a_non_finite_input_or_state_is_marked_and_the_others_are_unt
 
 
 @pytest.mark.parametrize('argument, change, message', [
-    ('states', lambda a: a[:, :6], r'states has shape \(5, 6\); expected \(5, 11\)'),
+    ('states', lambda a: a[:, :6], rf'states has shape \(5, 6\); expected \(5, {STATE_SIZE}\)'),
     ('drive', lambda a: a[:, :, :2], r'drive has shape \(5, 30, 2\); expected \(5, 30, 4\)'),
     ('steer', lambda a: a[:3], r'steer has shape \(3, 30\); expected \(N, H\) with N = 5'),
     ('brake', lambda a: a[:, :10], r'brake has shape \(5, 10, 4\); expected \(5, 30, 4\)'),
