@@ -1,8 +1,8 @@
 """
 Drivetrain equations of reference 003 (engine, gears, differential) with reference 000's layouts.
 
-Small compiled functions, each one equation or one coupling, for the
-vehicle step to call (issue 9: they are not wired into the vehicle yet).
+Small compiled functions, each one equation or one coupling, and the
+drivetrain's block of the kernel parameters.
 
 - Engine: the torque curve (rpm, maximum torque) interpolated linearly,
   scaled by the throttle; engine braking at closed throttle, growing with
@@ -16,7 +16,8 @@ vehicle step to call (issue 9: they are not wired into the vehicle yet).
   bodies joined through a ratio, held at equal speed by the torque that
   makes them equal at the end of the sub-step, as long as that torque is
   within the coupling's capacity, else slipping at the capacity (a Coulomb
-  stick/slip, as the brakes do). A coupling never adds energy.
+  stick/slip, as the brakes do). A coupling never adds energy. The vehicle's
+  sub-step solves them together (driveline.py).
 """
 
 import math
@@ -103,37 +104,20 @@ def differential_capacity(kind: int, input_n_m: float, preload_n_m: float,
     """
     Return the largest torque a differential moves from its faster output to its slower.
 
-    open: none (equal torques); locked: unlimited; clutch_pack: preload +
-    lock_factor x |input|; torque_bias (bias ratio TBR): |input| / 2 x
-    (TBR - 1) / (TBR + 1), so that the outputs' torques differ by at most TBR.
+    The outputs get half the input each, the slower one plus the transfer
+    and the faster one less it. open: none (equal torques); locked:
+    unlimited; clutch_pack: (preload + lock_factor x |input|) / 2, so that
+    the outputs' torques differ by at most preload + lock_factor x |input|;
+    torque_bias (bias ratio TBR): |input| / 2 x (TBR - 1) / (TBR + 1), so
+    that one output's torque is at most TBR times the other's.
     """
     if kind == OPEN:
         return 0.0
     if kind == LOCKED:
         return math.inf
     if kind == CLUTCH_PACK:
-        return preload_n_m + lock_factor * abs(input_n_m)
+        return 0.5 * (preload_n_m + lock_factor * abs(input_n_m))
     return 0.5 * abs(input_n_m) * (bias_ratio - 1.0) / (bias_ratio + 1.0)
-
-
-@njit
-def split(input_n_m: float, omega_a: float, omega_b: float, inertia_a: float,
-          inertia_b: float, kind: int, preload_n_m: float, lock_factor: float,
-          bias_ratio: float, h: float) -> tuple:
-    """
-    Return the torques of a differential's two outputs (a, b) from its input torque.
-
-    Half each, plus the transfer that holds the outputs at one speed after
-    h, within the differential's capacity. omega_* are the outputs' speeds
-    as they would be after h without the transfer (their tyres, brakes
-    and half the input torque already counted).
-    """
-    half = 0.5 * input_n_m
-    capacity = differential_capacity(kind, input_n_m, preload_n_m, lock_factor, bias_ratio)
-    if capacity <= 0.0:
-        return half, half
-    transfer = coupling_torque(omega_a, omega_b, inertia_a, inertia_b, 1.0, capacity, h)
-    return half - transfer, half + transfer
 
 
 # The drivetrain's block of the flat kernel parameters (model.P_DRIVETRAIN onward).

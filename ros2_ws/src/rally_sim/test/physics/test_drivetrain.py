@@ -8,7 +8,7 @@ import pytest
 from rally_sim.physics.drivetrain import (
     CLUTCH_PACK, coupling_torque, curve_torque, D_CURVE_N_M, D_CURVE_POINTS, D_CURVE_RPM,
     D_EFFICIENCY, D_FINAL, D_GEARS, D_LAYOUT, D_RATIOS, differential_capacity, engine_torque,
-    LOCKED, OPEN, overall_ratio, RPM_PER_RAD_S, RWD, split, TORQUE_BIAS)
+    LOCKED, OPEN, overall_ratio, RPM_PER_RAD_S, RWD, TORQUE_BIAS)
 from rally_sim.physics.model import P_DRIVETRAIN, PARAM_SIZE
 from support.vehicles import vehicle
 
@@ -81,33 +81,17 @@ def test_a_coupling_slips_at_its_capacity_and_never_adds_energy():
         assert (a - ratio * b) * (wa - ratio * wb) >= -1e-9 * (1 + abs(wa) + abs(wb))
 
 
-def test_an_open_differential_gives_equal_torque_and_lets_a_wheel_on_ice_spin():
-    left, right = split(800.0, 200.0, 20.0, 1.5, 1.5, OPEN, 0.0, 0.0, 1.0, 0.001)
-    assert left == right == 400.0
+def test_differential_capacities_follow_their_kind():
     assert differential_capacity(OPEN, 800.0, 50.0, 0.3, 3.0) == 0.0
-
-
-def test_a_locked_differential_holds_equal_wheel_speeds():
-    h, inertia = 0.001, 1.5
-    left, right = split(800.0, 200.0, 20.0, inertia, inertia, LOCKED, 0.0, 0.0, 1.0, h)
-    assert left + right == pytest.approx(800.0)
-    # the outputs' speeds given were without the transfer (half the input each counted)
-    transfer = 400.0 - left
-    assert 200.0 - h * transfer / inertia == pytest.approx(20.0 + h * transfer / inertia)
-
-
-def test_limited_slip_differentials_hold_their_bias_and_preload():
+    assert differential_capacity(LOCKED, 800.0, 0.0, 0.0, 1.0) == math.inf
     for input_n_m in (100.0, 800.0, -600.0):
-        left, right = split(input_n_m, 300.0, 10.0, 1.5, 1.5, TORQUE_BIAS, 0.0, 0.0, 3.0, 0.001)
-        high, low = max(abs(left), abs(right)), min(abs(left), abs(right))
-        assert high / low == pytest.approx(3.0)      # slipping: exactly the bias ratio
-        assert left + right == pytest.approx(input_n_m)
-        left, right = split(input_n_m, 300.0, 10.0, 1.5, 1.5, CLUTCH_PACK, 50.0, 0.2, 1.0,
-                            0.001)
-        assert abs(left - right) == pytest.approx(2.0 * (50.0 + 0.2 * abs(input_n_m)))
-    # nearly equal speeds: the LSD locks them (transfer below its capacity)
-    left, right = split(800.0, 100.001, 100.0, 1.5, 1.5, TORQUE_BIAS, 0.0, 0.0, 3.0, 0.001)
-    assert abs(left - right) < 2 * differential_capacity(TORQUE_BIAS, 800.0, 0.0, 0.0, 3.0)
+        # clutch pack: outputs differ by at most preload + lock factor x |input|
+        transfer = differential_capacity(CLUTCH_PACK, input_n_m, 50.0, 0.2, 1.0)
+        assert 2.0 * transfer == pytest.approx(50.0 + 0.2 * abs(input_n_m))
+        # torque bias: the slower output gets at most TBR times the faster one's
+        transfer = differential_capacity(TORQUE_BIAS, input_n_m, 0.0, 0.0, 3.0)
+        half = 0.5 * abs(input_n_m)
+        assert (half + transfer) / (half - transfer) == pytest.approx(3.0)
 
 
 def test_the_kernel_parameters_carry_the_vehicle_files_drivetrain():
