@@ -7,10 +7,14 @@ Offline replay: timed inputs from a CSV file in, the trajectory CSV out.
 
 IN.csv columns: t, steer [rad, bicycle-equivalent front angle], torque_fl,
 torque_fr, torque_rl, torque_rr [N m]; optional brake_fl .. brake_rr [N m]
-and handbrake [0..1]. Row k holds on [t_k, t_k+1); the step is the row spacing.
+and handbrake [0..1]. For a vehicle with a drivetrain, instead of the
+torques: throttle [0..1], optional brake (pedal, 0..1 of the vehicle's brake
+torques), handbrake and gear (-1 reverse, 0 neutral, 1..N; empty or absent:
+automatic). Row k holds on [t_k, t_k+1); the step is the row spacing.
 OUT.csv: t,x,y,yaw,vx,vy,yaw_rate,omega_fl..omega_rr, then per-wheel slip
-ratio, slip angle, load and tyre-frame forces; one row for the initial state,
-then one after each input row; floats at full precision.
+ratio, slip angle, load and tyre-frame forces, and for a vehicle with a
+drivetrain engine_rpm and gear; one row for the initial state, then one
+after each input row; floats at full precision.
 """
 
 import argparse
@@ -23,12 +27,16 @@ from typing import List, Sequence
 import numpy as np
 
 from . import WHEELS
-from .physics import ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
+from .physics import CommandError, ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
+from .physics.drivetrain import AUTOMATIC
 from .physics.trajectory import InputTable, simulate, Trajectory
 from .resources import preset, shipped
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
 OPTIONAL = tuple(f'brake_{w}' for w in WHEELS) + ('handbrake',)
+DRIVER_REQUIRED = ('t', 'steer', 'throttle')
+DRIVER_OPTIONAL = ('brake', 'handbrake', 'gear')
+"""The columns of a driver's inputs (a vehicle with a drivetrain)."""
 MAX_NOTES = 10
 
 
@@ -49,7 +57,7 @@ def surface_from(text: str) -> Surface:
 
 
 def read_inputs(path: str) -> InputTable:
-    """Read and check an inputs CSV file."""
+    """Read and check an inputs CSV file: per-wheel torques, or a driver's (throttle ...)."""
     try:
         with open(path, newline='', encoding='utf-8') as stream:
             reader = csv.DictReader(stream)
@@ -57,22 +65,33 @@ def read_inputs(path: str) -> InputTable:
             rows = list(reader)
     except OSError as error:
         raise InputError(f'cannot read inputs file {path}: {error.strerror}') from None
-    missing = [c for c in REQUIRED if c not in header]
-    unknown = [c for c in header if c not in REQUIRED + OPTIONAL]
+    driver = 'throttle' in header
+    required, optional = (DRIVER_REQUIRED, DRIVER_OPTIONAL) if driver else (REQUIRED, OPTIONAL)
+    missing = [c for c in required if c not in header]
+    unknown = [c for c in header if c not in required + optional]
     if missing or unknown:
-        raise InputError(f'{path}: columns must be {", ".join(REQUIRED)} (optional: '
-                         f'{", ".join(OPTIONAL)}); missing {missing}, unknown {unknown}')
-    data = {c: np.zeros(len(rows)) for c in REQUIRED + OPTIONAL}
+        raise InputError(
+            f'{path}: columns must be {", ".join(REQUIRED)} (optional: {", ".join(OPTIONAL)}),'
+            f' or for a driver {", ".join(DRIVER_REQUIRED)} (optional: '
+            f'{", ".join(DRIVER_OPTIONAL)}); missing {missing}, unknown {unknown}')
+    data = {c: np.zeros(len(rows)) for c in REQUIRED + OPTIONAL + DRIVER_REQUIRED}
+    data['gear'] = np.full(len(rows), AUTOMATIC)
+    data['brake'] = np.zeros(len(rows))
     for k, row in enumerate(rows):
         row = {key.strip(): value for key, value in row.items() if key is not None}
         for column in header:
-            data[column][k] = _number(path, k, column, row.get(column))
+            text = row.get(column)
+            if column == 'gear' and (text is None or not text.strip()):
+                continue            # automatic
+            data[column][k] = _number(path, k, column, text)
     try:
         return InputTable(
             t=data['t'], steer=data['steer'],
             drive=np.column_stack([data[f'torque_{w}'] for w in WHEELS]),
             brake=np.column_stack([data[f'brake_{w}'] for w in WHEELS]),
-            handbrake=data['handbrake'])
+            handbrake=data['handbrake'],
+            **({'throttle': data['throttle'], 'pedal': data['brake'], 'gear': data['gear']}
+               if driver else {}))
     except ValueError as error:
         raise InputError(f'{path}: {error}') from None
 
@@ -89,13 +108,24 @@ def _number(path: str, k: int, column: str, text) -> float:
 
 
 def write_inputs(path: str, table: InputTable) -> None:
-    """Write an inputs CSV (with brake and handbrake columns) at full precision."""
+    """Write an inputs CSV (every optional column) at full precision."""
     with open(path, 'w', newline='', encoding='utf-8') as stream:
         writer = csv.writer(stream)
-        writer.writerow(REQUIRED + OPTIONAL)
-        for k, t in enumerate(table.t):
-            values = [t, table.steer[k], *table.drive[k], *table.brake[k], table.handbrake[k]]
-            writer.writerow([repr(float(v)) for v in values])
+        writer.writerow(DRIVER_REQUIRED + DRIVER_OPTIONAL if table.driver
+                        else REQUIRED + OPTIONAL)
+        for k in range(len(table.t)):
+            writer.writerow(_input_row(table, k))
+
+
+def _input_row(table: InputTable, k: int) -> List[str]:
+    """Return row k of an inputs CSV: floats as repr, an automatic gear as empty."""
+    if not table.driver:
+        values = [table.t[k], table.steer[k], *table.drive[k], *table.brake[k],
+                  table.handbrake[k]]
+        return [repr(float(v)) for v in values]
+    values = (table.t[k], table.steer[k], table.throttle[k], table.pedal[k], table.handbrake[k])
+    gear = '' if table.gear[k] == AUTOMATIC else str(int(table.gear[k]))
+    return [repr(float(v)) for v in values] + [gear]
 
 
 def write_trajectory(path: str, trajectory: Trajectory) -> None:
@@ -146,6 +176,9 @@ def main(argv: List[str] = None) -> int:
     except FloatingPointError as error:
         print(f'error: {error}', file=sys.stderr)
         return 1
+    except CommandError as error:      # a gear the gearbox has not, a driver for no drivetrain
+        print(f'error: {args.inputs}: {error}', file=sys.stderr)
+        return 2
     for note in trajectory.notes[:MAX_NOTES]:
         print(f'warning: {note}', file=sys.stderr)
     if len(trajectory.notes) > MAX_NOTES:

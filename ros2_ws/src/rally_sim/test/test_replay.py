@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rally_sim.physics import Vehicle
+from rally_sim.physics.drivetrain import AUTOMATIC
 from rally_sim.physics.scenarios import document_scenario
 from rally_sim.physics.trajectory import simulate, STATE_COLUMNS
 from rally_sim.replay import read_inputs, write_inputs
@@ -122,3 +123,43 @@ def test_bad_vehicle_override_exits_2(tmp_path):
                     str(tmp_path / 'out.csv'), '--set', 'tyres.front.mu=-1')
     assert result.returncode == 2
     assert "'tyres.front.mu' = -1 is out of range" in result.stderr
+
+
+def driver_inputs(path, seconds, dt=0.01, gear=''):
+    with open(path, 'w', newline='') as stream:
+        writer = csv.writer(stream)
+        writer.writerow(['t', 'steer', 'throttle', 'brake', 'gear'])
+        for k in range(int(round(seconds / dt))):
+            writer.writerow([repr(k * dt), '0.0', '1.0', '0.0', gear])
+
+
+def test_a_driver_replay_gives_the_corvettes_acceleration_and_top_speed(tmp_path):
+    inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
+    driver_inputs(inputs, 150.0)
+    result = replay('--vehicle', 'corvette_c5', '--inputs', str(inputs), '--output',
+                    str(output))
+    assert result.returncode == 0, result.stderr
+    header, data = read_output(output)
+    vx, rpm, gear = (data[:, header.index(c)] for c in ('vx', 'engine_rpm', 'gear'))
+    t = data[:, header.index('t')]
+    zero_to_100 = t[np.argmax(vx >= 100 / 3.6)]
+    assert 5.0 < zero_to_100 < 9.0                          # 0.7 efficiency, street tyres
+    assert rpm[0] == pytest.approx(800.0) and gear[0] == 1.0
+    assert sorted(set(gear)) == [1.0, 2.0, 3.0, 4.0, 5.0]   # up through the box
+    assert rpm.max() <= 6000.0 + 1.0                        # never past the limiter
+    assert 200.0 < vx[-1] * 3.6 < 240.0                     # drag-limited, in fifth
+
+
+def test_driver_replay_bad_inputs_are_named(tmp_path):
+    inputs, output = tmp_path / 'in.csv', tmp_path / 'out.csv'
+    driver_inputs(inputs, 0.05, gear='9')
+    result = replay('--vehicle', 'corvette_c5', '--inputs', str(inputs), '--output',
+                    str(output))
+    assert result.returncode == 2 and 'gear = 9 (row 0) does not exist' in result.stderr
+    driver_inputs(inputs, 0.05)
+    result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                    str(output))
+    assert result.returncode == 2 and "'volvo_v40' has no drivetrain" in result.stderr
+    table = read_inputs(inputs)
+    assert table.driver and table.gear[0] == AUTOMATIC      # empty: automatic
+    assert not os.path.exists(output)

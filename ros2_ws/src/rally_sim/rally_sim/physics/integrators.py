@@ -317,8 +317,10 @@ def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, meth
 
     vectors[V_F0] holds f(z) without drive torque; each wheel's diagonal
     1 - h J_ii comes from the implicit scheme's matrix (1 for the others).
+    The drivetrain reads the wheels' speeds of this sub-step from `state`.
     """
     for i in range(4):
+        state[OMEGA + i] = vectors[V_Z, 3 + i]
         vectors[V_DZ, i] = vectors[V_F0, 3 + i]
         vectors[V_TMP, i] = matrices[M_ITERATION, 3 + i, 3 + i] if method == IMPLICIT_EULER \
             else 1.0

@@ -2,12 +2,14 @@
 
 from dataclasses import dataclass
 import math
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
+from .drivetrain import RPM_PER_RAD_S
 from .model import (
-    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y, YAW, YAW_RATE)
+    ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y,
+    YAW, YAW_RATE)
 from .vehicle import Vehicle
 from .. import WHEELS
 
@@ -19,13 +21,27 @@ WHEEL_COLUMNS = ('slip_ratio', 'slip_angle', 'load', 'force_x', 'force_y')
 
 @dataclass
 class InputTable:
-    """Timed inputs: row k holds on [t[k], t[k+1]); the last row lasts as the one before."""
+    """
+    Timed inputs: row k holds on [t[k], t[k+1]); the last row lasts as the one before.
+
+    Per-wheel torques (drive, brake), or for a car with a drivetrain the
+    driver's pedals and gear (throttle, pedal, gear: then drive and brake
+    are ignored).
+    """
 
     t: np.ndarray
     steer: np.ndarray
     drive: np.ndarray          # (N, 4) [N m]
     brake: np.ndarray          # (N, 4) [N m]
     handbrake: np.ndarray      # (N,)
+    throttle: Optional[np.ndarray] = None   # (N,) 0..1: driver inputs when given
+    pedal: Optional[np.ndarray] = None      # (N,) brake pedal 0..1
+    gear: Optional[np.ndarray] = None       # (N,) drivetrain.AUTOMATIC, -1, 0, 1..N
+
+    @property
+    def driver(self) -> bool:
+        """Return whether the rows are a driver's (throttle, brake pedal, gear)."""
+        return self.throttle is not None
 
     def __post_init__(self):
         """Check shapes and that time strictly increases."""
@@ -35,7 +51,8 @@ class InputTable:
                              'the step size)')
         if np.any(np.diff(self.t) <= 0.0) or not np.all(np.isfinite(self.t)):
             raise ValueError('input times t must be finite and strictly increasing')
-        for name in ('steer', 'handbrake'):
+        for name in ('steer', 'handbrake') + (('throttle', 'pedal', 'gear') if self.driver
+                                              else ()):
             if np.shape(getattr(self, name)) != (n,):
                 raise ValueError(f'{name} must have one value per row')
         for name in ('drive', 'brake'):
@@ -61,8 +78,13 @@ def simulate(vehicle: Vehicle, inputs: InputTable) -> Trajectory:
     n = len(inputs.t)
     initial = vehicle.state.copy()
     initial_diag = vehicle.diag.copy()
-    states, diags, notes = vehicle.run(inputs.steer, np.zeros(n), inputs.drive, inputs.brake,
-                                       inputs.handbrake, inputs.step_sizes())
+    if inputs.driver:
+        states, diags, notes = vehicle.run_driver(
+            inputs.steer, np.zeros(n), inputs.throttle, inputs.pedal, inputs.handbrake,
+            inputs.gear, inputs.step_sizes())
+    else:
+        states, diags, notes = vehicle.run(inputs.steer, np.zeros(n), inputs.drive,
+                                           inputs.brake, inputs.handbrake, inputs.step_sizes())
     states = np.vstack([initial[None, :], states])
     diags = np.concatenate([initial_diag[None], diags])
     times = np.append(inputs.t, inputs.t[-1] + inputs.step_sizes()[-1])
@@ -75,6 +97,9 @@ def simulate(vehicle: Vehicle, inputs: InputTable) -> Trajectory:
                                          FORCE_Y)):
         for i, w in enumerate(WHEELS):
             columns[f'{name}_{w}'] = diags[:, row, i]
+    if vehicle.has_drivetrain:
+        columns['engine_rpm'] = states[:, ENGINE] * RPM_PER_RAD_S
+        columns['gear'] = states[:, GEAR]
     return Trajectory(columns, [f't = {inputs.t[row]:g} s: {text}' for row, text in notes])
 
 

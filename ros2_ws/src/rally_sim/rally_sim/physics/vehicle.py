@@ -464,11 +464,12 @@ class _ScalarLimits:
         return [steer, rate] + [0.0] * 4 + brake + [handbrake, 1.0, throttle, gear], notes
 
     def check_gears(self, gears) -> None:
-        """Raise CommandError for a gear request this gearbox does not have."""
-        for gear in gears:
+        """Raise CommandError for a gear request this gearbox does not have (naming the row)."""
+        for row, gear in enumerate(gears):
             if gear != AUTOMATIC and not (gear == int(gear) and -1 <= gear <= self.gears):
+                where = f' (row {row})' if len(gears) > 1 else ''
                 raise CommandError(
-                    f'gear = {gear:g} does not exist: -1 (reverse), 0 (neutral), 1..'
+                    f'gear = {gear:g}{where} does not exist: -1 (reverse), 0 (neutral), 1..'
                     f'{self.gears} or {AUTOMATIC:g} (automatic); command rejected')
 
 

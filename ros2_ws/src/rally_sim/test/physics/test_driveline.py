@@ -231,3 +231,11 @@ def test_vehicle_files_name_the_bad_drivetrain_key():
         config.with_overrides({'differential.rear.type': 'viscous'})
     with pytest.raises(ConfigError, match='differential.centre.type'):
         config.with_overrides({'differential.centre.type': 'torque_bias'})
+
+
+def test_long_steps_of_many_sub_steps_are_the_short_steps():
+    # the drivetrain reads the wheels of each sub-step, not those of the step's start
+    long, short = corvette(), corvette()
+    long_states = full_throttle(long, 6.0, dt=0.01)
+    short_states = full_throttle(short, 6.0, dt=0.001)
+    np.testing.assert_allclose(long_states[-1], short_states[-1], rtol=1e-12, atol=1e-12)
