@@ -10,8 +10,8 @@ running many steps), Vehicle.step(0.01) calls per second in a Python loop
 set_command() in every call, the plain-Python reference step of document 002
 (rally_sim.reference_step) measured in the same run and the ratio, and the
 real-time factor of replaying document 002's 7 s drift (Vehicle.run). Then
-the kernel rate of a preset of each vehicle model, and the batch rollouts'
-throughput. The issues' targets are printed beside the figures.
+the kernel rate of a preset of each vehicle model, the drivetrain's cost
+(driver mode against torque mode), and the batch rollouts' throughput. The issues' targets are printed beside the figures.
 """
 
 import argparse
@@ -121,6 +121,7 @@ def main(argv=None) -> int:
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
     models(args.repeat)
+    drivetrain(args.repeat)
     batch(args.repeat, args.batch_plot)
     return 0
 
@@ -235,6 +236,54 @@ def models(repeat: int) -> None:
               f'{rate * substeps:>14,.0f}{rate / four_wheel:>14.1f}x')
     print(f'target (issue 10): each bicycle model >= {MODEL_TARGET:g}x the four-wheel '
           "model's steps/s")
+
+
+DRIVETRAIN_TARGET = 0.30
+"""Issue 9: the drivetrain costs at most this share of the kernel's steps/s."""
+
+
+def drivetrain(repeat: int, seconds: float = 20.0) -> None:
+    """
+    Print the kernel's rate for a car driven through its drivetrain and by torques.
+
+    The same car and manoeuvre both ways: full throttle from rest through
+    the gears (driver mode), then the drive torques it produced given
+    per wheel (torque mode, each row's last sub-step's torques).
+    """
+    from .physics import DriverCommand
+    from .physics.drivetrain import AUTOMATIC
+    print(f'\n{"drivetrain (corvette_c5)":<28}{"substeps":>9}{"torque mode/s":>15}'
+          f'{"driver mode/s":>15}{"cost":>7}')
+    rows = int(seconds / PERIOD_S) if JIT_ENABLED else 20
+    ones, zeros = np.ones(rows), np.zeros(rows)
+    dts, gears = np.full(rows, PERIOD_S), np.full(rows, AUTOMATIC)
+    for integrator in ('implicit_euler', 'euler'):
+        config = load_vehicle(os.path.join(VEHICLES, 'corvette_c5.yaml'),
+                              [f'integrator={integrator}'])
+        car = Vehicle(config)
+        car.set_command(DriverCommand(throttle=1.0))
+        torques = np.zeros((rows, 4))
+        for k in range(rows):
+            car.step(PERIOD_S)
+            torques[k] = car.drivetrain().drive_torque_n_m
+        brakes = np.zeros((rows, 4))
+
+        def torque_mode():
+            Vehicle(config).run(zeros, zeros, torques, brakes, zeros, dts)
+
+        def driver_mode():
+            Vehicle(config).run_driver(zeros, zeros, ones, zeros, zeros, gears, dts)
+        torque_mode()
+        driver_mode()
+        walls = [1e9, 1e9]
+        for _ in range(repeat):       # interleaved, the best of each kept
+            walls = [min(walls[0], best_of(1, torque_mode)),
+                     min(walls[1], best_of(1, driver_mode))]
+        torque_rate, driver_rate = rows / walls[0], rows / walls[1]
+        print(f'{integrator:<28}{car.substeps_for(PERIOD_S):>9}{torque_rate:>15,.0f}'
+              f'{driver_rate:>15,.0f}{1.0 - driver_rate / torque_rate:>7.0%}')
+    print(f'target (issue 9): the drivetrain costs <= {DRIVETRAIN_TARGET:.0%} of the steps/s '
+          '(steps of 0.01 s, 20 s of full throttle from rest)')
 
 
 if __name__ == '__main__':

@@ -135,6 +135,7 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
         'axle', (), 0.5),
 }
 
+
 def _neutral(key: str, spec: Field) -> Any:
     """Return what a car of another model holds for a drivetrain key (layout none)."""
     if key == 'drivetrain.layout':

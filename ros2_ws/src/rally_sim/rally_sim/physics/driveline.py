@@ -30,33 +30,24 @@ import math
 import numpy as np
 
 from .drivetrain import (
-    AUTOMATIC, AWD, coupling_torque, D_CENTRE_SHARE, D_CLUTCH, D_CURVE_N_M, D_CURVE_POINTS,
-    D_CURVE_RPM, D_DIFFERENTIAL, D_EFFICIENCY, D_FINAL, D_GEARS, D_IDLE_RPM, D_INERTIA,
-    D_LAYOUT, D_LIMIT_RPM, D_BRAKING, D_RATIOS, D_REVERSE, D_SHIFT_DOWN_RPM, D_SHIFT_TIME,
-    D_SHIFT_UP_RPM, differential_capacity, DIFFERENTIAL_SIZE, engine_torque, FWD, OPEN,
-    overall_ratio, RPM_PER_RAD_S, RWD)
-from .jit import njit
+    AUTOMATIC, AWD, coupling_torque, D_CLUTCH, D_COUPLED, D_DIFFERENTIAL, D_EFFICIENCY, D_GEARS,
+    D_IDLE_RPM, D_INERTIA, D_LAYOUT, D_SHIFT_DOWN_RPM, D_SHIFT_TIME, D_SHIFT_UP_RPM, D_WEIGHTS,
+    differential_capacity, DIFFERENTIAL_SIZE, engine_torque, FWD, OPEN, overall_ratio,
+    RPM_PER_RAD_S, RWD)
+from .jit import njit, njit_inline
 from .model import (
     C_GEAR, C_THROTTLE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE, GEAR,
-    OMEGA, P_DRIVETRAIN, P_WHEEL_INERTIA, SHIFT_LEFT, W_DRIVE, W_ENGINE, W_INVERSE, W_SPIN,
+    OMEGA, P_DRIVETRAIN, SHIFT_LEFT, W_DRIVE, W_ENGINE, W_INVERSE, W_SPIN,
     W_TRANSFER)
 
 PASSES = 12
 """Gauss-Seidel passes over the couplings per sub-step."""
 
 
-@njit
+@njit_inline
 def axle_weights(p: np.ndarray, i: int) -> float:
     """Return wheel i's share of the gearbox's output torque (its speed's weight in the input)."""
-    d = P_DRIVETRAIN
-    layout = p[d + D_LAYOUT]
-    front = i < 2
-    if layout == FWD:
-        return 0.5 if front else 0.0
-    if layout == RWD:
-        return 0.0 if front else 0.5
-    share = p[d + D_CENTRE_SHARE]
-    return 0.5 * share if front else 0.5 * (1.0 - share)
+    return p[P_DRIVETRAIN + D_WEIGHTS + i]
 
 
 @njit
@@ -71,9 +62,7 @@ def input_speed(state: np.ndarray, p: np.ndarray) -> float:
 @njit
 def gear_ratio(gear: float, p: np.ndarray) -> float:
     """Return the engine's turns per turn of the differentials' input in `gear`."""
-    d = P_DRIVETRAIN
-    return overall_ratio(int(gear), p[d + D_RATIOS:d + D_RATIOS + int(p[d + D_GEARS])],
-                         p[d + D_REVERSE], p[d + D_FINAL])
+    return overall_ratio(int(gear), p, P_DRIVETRAIN)
 
 
 @njit
@@ -121,34 +110,30 @@ def clutch_capacity(state: np.ndarray, p: np.ndarray) -> float:
 
 @njit
 def drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float,
-          wheel_rates: np.ndarray, diagonal: np.ndarray, wheel: np.ndarray) -> None:
+          wheel: np.ndarray) -> None:
     """
     Set the drive torques of one sub-step of h and advance the engine and gearbox.
 
-    wheel_rates: each wheel's d(omega)/dt without drive torque (f(z) rows
-    3-6); diagonal: the implicit scheme's 1 - h J_ii of each wheel (ones
-    for the explicit schemes). Writes wheel[W_DRIVE] and wheel[W_ENGINE];
+    Reads wheel[W_SPIN], each wheel's speed after h without drive torque,
+    and wheel[W_INVERSE], 1 / its inertia over h (I_w times the implicit
+    scheme's 1 - h J_ii); writes wheel[W_DRIVE] and wheel[W_ENGINE] and
     moves state[ENGINE], state[GEAR] and state[SHIFT_LEFT].
     """
     d = P_DRIVETRAIN
     shift(state, command, p, h)
     throttle = command[C_THROTTLE] if state[SHIFT_LEFT] == 0.0 else 0.0
-    points = int(p[d + D_CURVE_POINTS])
-    torque = engine_torque(state[ENGINE], throttle, p[d + D_CURVE_RPM:d + D_CURVE_RPM + points],
-                           p[d + D_CURVE_N_M:d + D_CURVE_N_M + points], p[d + D_IDLE_RPM],
-                           p[d + D_LIMIT_RPM], p[d + D_BRAKING])
+    torque = engine_torque(state[ENGINE], throttle, p, d)
     engine_inertia = p[d + D_INERTIA]
     engine = state[ENGINE] + h * torque / engine_inertia
     for i in range(4):
-        wheel[W_SPIN, i] = state[OMEGA + i] + h * wheel_rates[i] / max(diagonal[i], 1.0)
-        wheel[W_INVERSE, i] = 1.0 / (p[P_WHEEL_INERTIA] * max(diagonal[i], 1.0))
-        wheel[W_DRIVE, i] = wheel[W_SPIN, i]          # the speeds before the couplings
+        wheel[W_DRIVE, i] = 0.0                       # impulses on each wheel [N m s]
     ratio = gear_ratio(state[GEAR], p)
     capacity = clutch_capacity(state, p) * h
     clutch = _solve_couplings(engine, engine_inertia, ratio, capacity, p, h, wheel)
     engine -= clutch / engine_inertia
+    per_second = 1.0 / h
     for i in range(4):
-        wheel[W_DRIVE, i] = (wheel[W_SPIN, i] - wheel[W_DRIVE, i]) / (wheel[W_INVERSE, i] * h)
+        wheel[W_DRIVE, i] *= per_second
     state[ENGINE] = max(engine, 0.0)
     wheel[W_ENGINE, E_TORQUE] = torque
     wheel[W_ENGINE, E_CLUTCH_TORQUE] = clutch / h
@@ -189,16 +174,19 @@ def _solve_couplings(engine: float, engine_inertia: float, ratio: float, capacit
     clutch = 0.0
     wheel[W_TRANSFER, 0] = wheel[W_TRANSFER, 1] = 0.0
     layout = p[d + D_LAYOUT]
-    for _ in range(PASSES):
+    passes = PASSES if p[d + D_COUPLED] else 1    # the clutch alone (open differentials):
+    #                                                 exact in one pass
+    for _ in range(passes):
         if gain != 0.0:
             impulse = h * coupling_torque(engine - clutch / engine_inertia,
                                           _weighted_spin(p, wheel), engine_inertia,
                                           ratio / (gain * compliance), ratio, math.inf, h)
             new = min(max(clutch + impulse, low), high)
             for i in range(4):
-                wheel[W_SPIN, i] += gain * axle_weights(p, i) * (new - clutch) * \
-                    wheel[W_INVERSE, i]
+                _push(wheel, i, gain * axle_weights(p, i) * (new - clutch))
             clutch = new
+        if passes == 1:
+            break
         axle_torque = abs(gain * clutch) / h        # into the differentials
         if layout != RWD:
             _axle(0, axle_torque * _share(p, 0), p, h, wheel)
@@ -207,6 +195,13 @@ def _solve_couplings(engine: float, engine_inertia: float, ratio: float, capacit
         if layout == AWD:
             _centre(p, h, wheel)
     return clutch
+
+
+@njit_inline
+def _push(wheel: np.ndarray, i: int, impulse: float) -> None:
+    """Give wheel i an impulse [N m s]: its speed in the solve, its drive torque's sum."""
+    wheel[W_SPIN, i] += impulse * wheel[W_INVERSE, i]
+    wheel[W_DRIVE, i] += impulse
 
 
 @njit
@@ -230,8 +225,8 @@ def _axle(axle: int, input_n_m: float, p: np.ndarray, h: float, wheel: np.ndarra
     new = min(max(wheel[W_TRANSFER, axle] + step, -limit), limit)
     change = new - wheel[W_TRANSFER, axle]
     wheel[W_TRANSFER, axle] = new
-    wheel[W_SPIN, a] -= change * inv_a
-    wheel[W_SPIN, b] += change * inv_b
+    _push(wheel, a, -change)
+    _push(wheel, b, change)
 
 
 @njit
@@ -248,4 +243,4 @@ def _centre(p: np.ndarray, h: float, wheel: np.ndarray) -> None:
                                  h)
     for i in range(4):
         sign = -0.5 if i < 2 else 0.5
-        wheel[W_SPIN, i] += sign * change * wheel[W_INVERSE, i]
+        _push(wheel, i, sign * change)

@@ -29,49 +29,78 @@ from .jit import njit
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 
 
+# The drivetrain's block of the flat kernel parameters (model.P_DRIVETRAIN onward).
+(D_LAYOUT, D_IDLE_RPM, D_LIMIT_RPM, D_INERTIA, D_BRAKING, D_REVERSE, D_FINAL, D_EFFICIENCY,
+ D_SHIFT_UP_RPM, D_SHIFT_DOWN_RPM, D_SHIFT_TIME, D_CLUTCH, D_CENTRE_SHARE, D_GEARS,
+ D_CURVE_POINTS) = range(15)
+D_DIFFERENTIAL = 15
+"""Front, rear and centre differentials, DIFFERENTIAL_SIZE entries each (type, preload,
+lock factor, bias ratio)."""
+DIFFERENTIAL_SIZE = 4
+MAX_GEARS = 12
+MAX_CURVE_POINTS = 64
+D_WEIGHTS = D_DIFFERENTIAL + 3 * DIFFERENTIAL_SIZE
+"""Each wheel's share of the gearbox's output torque (4 entries; its speed's weight in
+the differentials' input speed), from the layout and the centre's front share."""
+D_COUPLED = D_WEIGHTS + 4
+"""1 if a driven differential is other than open (its outputs coupled), else 0."""
+D_RATIOS = D_COUPLED + 1
+D_CURVE_RPM = D_RATIOS + MAX_GEARS
+D_CURVE_N_M = D_CURVE_RPM + MAX_CURVE_POINTS
+DRIVETRAIN_SIZE = D_CURVE_N_M + MAX_CURVE_POINTS
+NO_DRIVETRAIN, FWD, RWD, AWD = 0, 1, 2, 3
+LAYOUT_CODES = {'none': NO_DRIVETRAIN, 'fwd': FWD, 'rwd': RWD, 'awd': AWD}
+
+
 @njit
-def curve_torque(rpm: float, curve_rpm: np.ndarray, curve_n_m: np.ndarray) -> float:
-    """Return the torque curve's maximum torque at rpm (linear; the end values beyond it)."""
-    last = len(curve_rpm) - 1
-    if rpm <= curve_rpm[0]:
-        return curve_n_m[0]
-    if rpm >= curve_rpm[last]:
-        return curve_n_m[last]
+def curve_torque(rpm: float, p: np.ndarray, d: int) -> float:
+    """
+    Return the torque curve's maximum torque at rpm (linear; the end values beyond it).
+
+    p[d:] is a drivetrain block (layout D_*): the kernel parameters with
+    d = model.P_DRIVETRAIN, or drivetrain_block()'s array with d = 0.
+    """
+    last = int(p[d + D_CURVE_POINTS]) - 1
+    at_rpm, at_n_m = d + D_CURVE_RPM, d + D_CURVE_N_M
+    if rpm <= p[at_rpm]:
+        return p[at_n_m]
+    if rpm >= p[at_rpm + last]:
+        return p[at_n_m + last]
     k = 0
-    while curve_rpm[k + 1] < rpm:
+    while p[at_rpm + k + 1] < rpm:
         k += 1
-    share = (rpm - curve_rpm[k]) / (curve_rpm[k + 1] - curve_rpm[k])
-    return curve_n_m[k] + share * (curve_n_m[k + 1] - curve_n_m[k])
+    share = (rpm - p[at_rpm + k]) / (p[at_rpm + k + 1] - p[at_rpm + k])
+    return p[at_n_m + k] + share * (p[at_n_m + k + 1] - p[at_n_m + k])
 
 
 @njit
-def engine_torque(omega_rad_s: float, throttle: float, curve_rpm: np.ndarray,
-                  curve_n_m: np.ndarray, idle_rpm: float, limit_rpm: float,
-                  braking_n_m: float) -> float:
+def engine_torque(omega_rad_s: float, throttle: float, p: np.ndarray, d: int) -> float:
     """
     Return the engine's crankshaft torque [N m] at a speed and throttle (0..1).
 
-    throttle x curve, less (1 - throttle) x braking_n_m x rpm / limit_rpm
+    throttle x curve, less (1 - throttle) x braking x rpm / limit rpm
     (engine braking); 0 drive at or above the limiter; below idle at least
     the torque that brings it back (full torque at standstill, none at idle).
+    The engine is the drivetrain block's at p[d:].
     """
     rpm = omega_rad_s * RPM_PER_RAD_S
-    full = curve_torque(rpm, curve_rpm, curve_n_m)
-    drive = 0.0 if rpm >= limit_rpm else throttle * full
-    torque = drive - (1.0 - throttle) * braking_n_m * max(rpm, 0.0) / limit_rpm
-    if rpm < idle_rpm:
-        torque = max(torque, full * (idle_rpm - max(rpm, 0.0)) / idle_rpm)
+    full = curve_torque(rpm, p, d)
+    idle, limit = p[d + D_IDLE_RPM], p[d + D_LIMIT_RPM]
+    drive = 0.0 if rpm >= limit else throttle * full
+    torque = drive - (1.0 - throttle) * p[d + D_BRAKING] * max(rpm, 0.0) / limit
+    if rpm < idle:
+        torque = max(torque, full * (idle - max(rpm, 0.0)) / idle)
     return torque
 
 
 @njit
-def overall_ratio(gear: int, ratios: np.ndarray, reverse: float, final: float) -> float:
+def overall_ratio(gear: int, p: np.ndarray, d: int) -> float:
     """Return engine turns per driven-axle turn in `gear` (-1 reverse, 0 neutral, 1..N)."""
     if gear == 0:
         return 0.0
     if gear < 0:
-        return -reverse * final
-    return ratios[gear - 1] * final
+        return -p[d + D_REVERSE] * p[d + D_FINAL]
+    return p[d + D_RATIOS + gear - 1] * p[d + D_FINAL]
 
 
 @njit
@@ -120,24 +149,6 @@ def differential_capacity(kind: int, input_n_m: float, preload_n_m: float,
     return 0.5 * abs(input_n_m) * (bias_ratio - 1.0) / (bias_ratio + 1.0)
 
 
-# The drivetrain's block of the flat kernel parameters (model.P_DRIVETRAIN onward).
-(D_LAYOUT, D_IDLE_RPM, D_LIMIT_RPM, D_INERTIA, D_BRAKING, D_REVERSE, D_FINAL, D_EFFICIENCY,
- D_SHIFT_UP_RPM, D_SHIFT_DOWN_RPM, D_SHIFT_TIME, D_CLUTCH, D_CENTRE_SHARE, D_GEARS,
- D_CURVE_POINTS) = range(15)
-D_DIFFERENTIAL = 15
-"""Front, rear and centre differentials, DIFFERENTIAL_SIZE entries each (type, preload,
-lock factor, bias ratio)."""
-DIFFERENTIAL_SIZE = 4
-MAX_GEARS = 12
-MAX_CURVE_POINTS = 64
-D_RATIOS = D_DIFFERENTIAL + 3 * DIFFERENTIAL_SIZE
-D_CURVE_RPM = D_RATIOS + MAX_GEARS
-D_CURVE_N_M = D_CURVE_RPM + MAX_CURVE_POINTS
-DRIVETRAIN_SIZE = D_CURVE_N_M + MAX_CURVE_POINTS
-NO_DRIVETRAIN, FWD, RWD, AWD = 0, 1, 2, 3
-LAYOUT_CODES = {'none': NO_DRIVETRAIN, 'fwd': FWD, 'rwd': RWD, 'awd': AWD}
-
-
 def drivetrain_block(values) -> np.ndarray:
     """Return the drivetrain's kernel parameters from vehicle-file values (zeros: none)."""
     block = np.zeros(DRIVETRAIN_SIZE)
@@ -161,6 +172,10 @@ def drivetrain_block(values) -> np.ndarray:
             block[base + 1] = values[f'differential.{place}.preload_n_m']
             block[base + 2] = values[f'differential.{place}.lock_factor']
             block[base + 3] = values[f'differential.{place}.bias_ratio']
+    share = {'fwd': 1.0, 'rwd': 0.0, 'awd': values['differential.centre.front_share']}[layout]
+    block[D_WEIGHTS:D_WEIGHTS + 4] = [0.5 * share] * 2 + [0.5 * (1.0 - share)] * 2
+    driven = {'fwd': ('front',), 'rwd': ('rear',), 'awd': ('front', 'rear', 'centre')}[layout]
+    block[D_COUPLED] = any(values[f'differential.{place}.type'] != 'open' for place in driven)
     ratios = values['gearbox.ratios']
     block[D_GEARS] = len(ratios)
     block[D_RATIOS:D_RATIOS + len(ratios)] = ratios

@@ -32,8 +32,8 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OMEGA,
     OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL, P_SLIP_MODEL,
     P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY,
-    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_LOAD, W_MU, W_STUCK, W_UNIT_X,
-    W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_LOAD, W_MU, W_SPIN,
+    W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
 from .tyre import SLIP_REGULARIZED
 
@@ -315,18 +315,25 @@ def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, meth
     """
     Let the drivetrain set this sub-step's drive torques (driveline.drive) and add them to f.
 
-    vectors[V_F0] holds f(z) without drive torque; each wheel's diagonal
-    1 - h J_ii comes from the implicit scheme's matrix (1 for the others).
-    The drivetrain reads the wheels' speeds of this sub-step from `state`.
+    vectors[V_F0] holds f(z) without drive torque; each wheel's inertia over
+    the sub-step is I_w times the implicit scheme's diagonal 1 - h J_ii
+    (at least 1; 1 for the explicit schemes). The drivetrain reads the
+    wheels' speeds of this sub-step from `state`.
     """
+    inertia = p[P_WHEEL_INERTIA]
     for i in range(4):
         state[OMEGA + i] = vectors[V_Z, 3 + i]
-        vectors[V_DZ, i] = vectors[V_F0, 3 + i]
-        vectors[V_TMP, i] = matrices[M_ITERATION, 3 + i, 3 + i] if method == IMPLICIT_EULER \
-            else 1.0
-    drive(state, command, p, h, vectors[V_DZ], vectors[V_TMP], wheel)
+        if method == IMPLICIT_EULER:
+            diagonal = max(matrices[M_ITERATION, 3 + i, 3 + i], 1.0)
+            wheel[W_SPIN, i] = vectors[V_Z, 3 + i] + h * vectors[V_F0, 3 + i] / diagonal
+            wheel[W_INVERSE, i] = 1.0 / (inertia * diagonal)
+        else:
+            wheel[W_SPIN, i] = vectors[V_Z, 3 + i] + h * vectors[V_F0, 3 + i]
+            wheel[W_INVERSE, i] = 1.0 / inertia
+    drive(state, command, p, h, wheel)
+    per_inertia = 1.0 / inertia
     for i in range(4):
-        vectors[V_F0, 3 + i] += wheel[W_DRIVE, i] / p[P_WHEEL_INERTIA]
+        vectors[V_F0, 3 + i] += wheel[W_DRIVE, i] * per_inertia
 
 
 @njit

@@ -32,8 +32,8 @@ SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
 DIAG_SIZE = 6
 
 # Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
-O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND, O_DRIVE, O_ENGINE = range(DIAG_SIZE,
-                                                                       DIAG_SIZE + 6)
+(O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND, O_DRIVE,
+ O_ENGINE) = range(DIAG_SIZE, DIAG_SIZE + 6)
 OUTPUT_ROWS = DIAG_SIZE + 6
 """friction under each wheel; wheel spin angles in [-pi, pi); accelerometer
 specific force (x, y) [m/s^2] in columns 0, 1; the ground under the CG:

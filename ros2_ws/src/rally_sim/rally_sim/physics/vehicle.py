@@ -465,12 +465,14 @@ class _ScalarLimits:
 
     def check_gears(self, gears) -> None:
         """Raise CommandError for a gear request this gearbox does not have (naming the row)."""
-        for row, gear in enumerate(gears):
-            if gear != AUTOMATIC and not (gear == int(gear) and -1 <= gear <= self.gears):
-                where = f' (row {row})' if len(gears) > 1 else ''
-                raise CommandError(
-                    f'gear = {gear:g}{where} does not exist: -1 (reverse), 0 (neutral), 1..'
-                    f'{self.gears} or {AUTOMATIC:g} (automatic); command rejected')
+        gears = np.asarray(gears, dtype=float)
+        bad = np.flatnonzero((gears != AUTOMATIC) & ((gears != np.round(gears)) | (gears < -1)
+                                                     | (gears > self.gears)))
+        if bad.size:
+            where = f' (row {bad[0]})' if len(gears) > 1 else ''
+            raise CommandError(
+                f'gear = {gears[bad[0]]:g}{where} does not exist: -1 (reverse), 0 (neutral), '
+                f'1..{self.gears} or {AUTOMATIC:g} (automatic); command rejected')
 
 
 TORQUE_MODE = [0.0, 0.0, AUTOMATIC]

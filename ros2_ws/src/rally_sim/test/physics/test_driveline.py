@@ -108,14 +108,13 @@ def test_the_automatic_gearbox_shifts_up_at_its_shift_speed():
 def test_top_speed_is_where_drag_meets_the_engine_or_the_limiter():
     config = vehicle('corvette_c5')
     radius, eff, c_drag, c_rr = 0.34, 0.7, 0.4257, 12.8
-    rpm_curve = np.array(config['engine.torque_curve_rpm'])
-    n_m_curve = np.array(config['engine.torque_curve_n_m'])
+    block = config.model_params().drivetrain
     best = 0.0
     for ratio in config['gearbox.ratios']:
         overall = ratio * 3.42
         v = np.linspace(1.0, 6000.0 / RPM_PER_RAD_S / overall * radius, 20000)   # to the limiter
         rpm = v / radius * overall * RPM_PER_RAD_S
-        surplus = [eff * overall * curve_torque(r, rpm_curve, n_m_curve) / radius
+        surplus = [eff * overall * curve_torque(r, block, 0) / radius
                    - (c_drag * u * u + c_rr * u) for r, u in zip(rpm, v)]
         reach = v[np.flatnonzero(np.array(surplus) > 0.0)]
         if reach.size:

@@ -23,15 +23,27 @@ def rad_s(rpm):
     return rpm / RPM_PER_RAD_S
 
 
+def block():
+    """Return the drivetrain block of a Corvette with this test's torque curve."""
+    config = vehicle('corvette_c5').with_overrides({
+        'engine.torque_curve_rpm': CURVE_RPM.tolist(),
+        'engine.torque_curve_n_m': CURVE_N_M.tolist(), 'engine.idle_rpm': 800.0,
+        'engine.limit_rpm': 6000.0, 'engine.braking_n_m': 60.0})
+    return config.model_params().drivetrain
+
+
+BLOCK = block()
+
+
 def test_the_curve_is_interpolated_and_held_at_its_ends():
-    assert curve_torque(4400.0, CURVE_RPM, CURVE_N_M) == 475.0
-    assert curve_torque(4200.0, CURVE_RPM, CURVE_N_M) == pytest.approx(472.5)
-    assert curve_torque(500.0, CURVE_RPM, CURVE_N_M) == 390.0
-    assert curve_torque(7000.0, CURVE_RPM, CURVE_N_M) == 390.0
+    assert curve_torque(4400.0, BLOCK, 0) == 475.0
+    assert curve_torque(4200.0, BLOCK, 0) == pytest.approx(472.5)
+    assert curve_torque(500.0, BLOCK, 0) == 390.0
+    assert curve_torque(7000.0, BLOCK, 0) == 390.0
 
 
 def engine(rpm, throttle):
-    return engine_torque(rad_s(rpm), throttle, CURVE_RPM, CURVE_N_M, 800.0, 6000.0, 60.0)
+    return engine_torque(rad_s(rpm), throttle, BLOCK, 0)
 
 
 def test_engine_torque_throttle_braking_limiter_and_idle():
@@ -45,15 +57,15 @@ def test_engine_torque_throttle_braking_limiter_and_idle():
 
 
 def test_first_gear_force_at_4400_rpm_is_reference_003s():
-    ratio = overall_ratio(1, RATIOS, REVERSE, FINAL)
+    ratio = overall_ratio(1, BLOCK, 0)
     force = engine(4400.0, 1.0) * ratio * EFFICIENCY / RADIUS
     assert force == pytest.approx(475 * 2.66 * 3.42 * 0.7 / 0.34)  # 9,353 N, before tyre limits
     # and the engine turns ratio times the wheels: 4400 rpm is 17.5 m/s in first
     wheel_rad_s = rad_s(4400.0) / ratio
     assert wheel_rad_s * RADIUS == pytest.approx(4400 / 9.0972 * 2 * math.pi / 60 * 0.34, rel=1e-3)
-    assert overall_ratio(0, RATIOS, REVERSE, FINAL) == 0.0
-    assert overall_ratio(-1, RATIOS, REVERSE, FINAL) == pytest.approx(-2.90 * 3.42)
-    assert overall_ratio(6, RATIOS, REVERSE, FINAL) == pytest.approx(0.5 * 3.42)
+    assert overall_ratio(0, BLOCK, 0) == 0.0
+    assert overall_ratio(-1, BLOCK, 0) == pytest.approx(-2.90 * 3.42)
+    assert overall_ratio(6, BLOCK, 0) == pytest.approx(0.5 * 3.42)
 
 
 def test_a_coupling_within_capacity_ends_the_step_at_one_speed():
@@ -102,8 +114,8 @@ def test_the_kernel_parameters_carry_the_vehicle_files_drivetrain():
     assert block[D_LAYOUT] == RWD and block[D_GEARS] == 6
     np.testing.assert_array_equal(block[D_RATIOS:D_RATIOS + 6], RATIOS)
     points = int(block[D_CURVE_POINTS])
-    rpm = block[D_CURVE_RPM:D_CURVE_RPM + points]
-    torque = block[D_CURVE_N_M:D_CURVE_N_M + points]
-    assert curve_torque(4400.0, rpm, torque) == 475.0
+    assert block[D_CURVE_RPM:D_CURVE_RPM + points].tolist() == [1000, 2500, 4400, 5600, 6000]
+    assert block[D_CURVE_N_M:D_CURVE_N_M + points].tolist() == [390, 448, 475, 438, 400]
+    assert curve_torque(4400.0, p, P_DRIVETRAIN) == 475.0
     assert block[D_FINAL] == FINAL and block[D_EFFICIENCY] == EFFICIENCY
     assert not vehicle('volvo_v40').model_params().flat()[P_DRIVETRAIN:].any()
