@@ -11,7 +11,8 @@ set_command() in every call, the plain-Python reference step of document 002
 (rally_sim.reference_step) measured in the same run and the ratio, and the
 real-time factor of replaying document 002's 7 s drift (Vehicle.run). Then
 the kernel rate of a preset of each vehicle model, the drivetrain's cost
-(driver mode against torque mode), and the batch rollouts' throughput. The issues' targets are printed beside the figures.
+(driver mode against torque mode), and the batch rollouts' throughput. The
+issues' targets are printed beside the figures.
 """
 
 import argparse

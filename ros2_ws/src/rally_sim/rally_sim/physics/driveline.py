@@ -50,7 +50,7 @@ def axle_weights(p: np.ndarray, i: int) -> float:
     return p[P_DRIVETRAIN + D_WEIGHTS + i]
 
 
-@njit
+@njit_inline
 def input_speed(state: np.ndarray, p: np.ndarray) -> float:
     """Return the differentials' input speed [rad/s]: the driven wheels' weighted mean."""
     speed = 0.0
@@ -59,13 +59,13 @@ def input_speed(state: np.ndarray, p: np.ndarray) -> float:
     return speed
 
 
-@njit
+@njit_inline
 def gear_ratio(gear: float, p: np.ndarray) -> float:
     """Return the engine's turns per turn of the differentials' input in `gear`."""
     return overall_ratio(int(gear), p, P_DRIVETRAIN)
 
 
-@njit
+@njit_inline
 def shift(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float) -> None:
     """Count down a shift under way; start one to the requested or the automatic gear."""
     d = P_DRIVETRAIN
@@ -79,7 +79,7 @@ def shift(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float) -> No
         state[SHIFT_LEFT] = p[d + D_SHIFT_TIME]
 
 
-@njit
+@njit_inline
 def _automatic_gear(state: np.ndarray, p: np.ndarray) -> float:
     """Return the gear an automatic gearbox wants at the present input speed."""
     d = P_DRIVETRAIN
@@ -96,7 +96,7 @@ def _automatic_gear(state: np.ndarray, p: np.ndarray) -> float:
     return gear
 
 
-@njit
+@njit_inline
 def clutch_capacity(state: np.ndarray, p: np.ndarray) -> float:
     """Return the torque the clutch holds now [N m]: 0 while shifting, less near idle."""
     d = P_DRIVETRAIN
@@ -141,7 +141,7 @@ def drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float,
     wheel[W_ENGINE, E_THROTTLE] = throttle
 
 
-@njit
+@njit_inline
 def _weighted_spin(p: np.ndarray, wheel: np.ndarray) -> float:
     """Return the differentials' input speed from the solve's wheel speeds (W_SPIN)."""
     speed = 0.0
@@ -150,7 +150,7 @@ def _weighted_spin(p: np.ndarray, wheel: np.ndarray) -> float:
     return speed
 
 
-@njit
+@njit_inline
 def _solve_couplings(engine: float, engine_inertia: float, ratio: float, capacity: float,
                      p: np.ndarray, h: float, wheel: np.ndarray) -> float:
     """
@@ -204,13 +204,13 @@ def _push(wheel: np.ndarray, i: int, impulse: float) -> None:
     wheel[W_DRIVE, i] += impulse
 
 
-@njit
+@njit_inline
 def _share(p: np.ndarray, axle: int) -> float:
     """Return the share of the differentials' input torque that axle (0 front, 1 rear) gets."""
     return axle_weights(p, 2 * axle) * 2.0
 
 
-@njit
+@njit_inline
 def _axle(axle: int, input_n_m: float, p: np.ndarray, h: float, wheel: np.ndarray) -> None:
     """One pass of an axle differential: move torque from its faster wheel to its slower."""
     base = P_DRIVETRAIN + D_DIFFERENTIAL + axle * DIFFERENTIAL_SIZE
@@ -229,7 +229,7 @@ def _axle(axle: int, input_n_m: float, p: np.ndarray, h: float, wheel: np.ndarra
     _push(wheel, b, change)
 
 
-@njit
+@njit_inline
 def _centre(p: np.ndarray, h: float, wheel: np.ndarray) -> None:
     """One pass of a locked centre differential: the axles' mean speeds made equal."""
     kind = int(p[P_DRIVETRAIN + D_DIFFERENTIAL + 2 * DIFFERENTIAL_SIZE])

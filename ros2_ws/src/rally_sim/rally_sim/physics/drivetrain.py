@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit_inline
 
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 
@@ -52,7 +52,7 @@ NO_DRIVETRAIN, FWD, RWD, AWD = 0, 1, 2, 3
 LAYOUT_CODES = {'none': NO_DRIVETRAIN, 'fwd': FWD, 'rwd': RWD, 'awd': AWD}
 
 
-@njit
+@njit_inline
 def curve_torque(rpm: float, p: np.ndarray, d: int) -> float:
     """
     Return the torque curve's maximum torque at rpm (linear; the end values beyond it).
@@ -73,7 +73,7 @@ def curve_torque(rpm: float, p: np.ndarray, d: int) -> float:
     return p[at_n_m + k] + share * (p[at_n_m + k + 1] - p[at_n_m + k])
 
 
-@njit
+@njit_inline
 def engine_torque(omega_rad_s: float, throttle: float, p: np.ndarray, d: int) -> float:
     """
     Return the engine's crankshaft torque [N m] at a speed and throttle (0..1).
@@ -93,7 +93,7 @@ def engine_torque(omega_rad_s: float, throttle: float, p: np.ndarray, d: int) ->
     return torque
 
 
-@njit
+@njit_inline
 def overall_ratio(gear: int, p: np.ndarray, d: int) -> float:
     """Return engine turns per driven-axle turn in `gear` (-1 reverse, 0 neutral, 1..N)."""
     if gear == 0:
@@ -103,7 +103,7 @@ def overall_ratio(gear: int, p: np.ndarray, d: int) -> float:
     return p[d + D_RATIOS + gear - 1] * p[d + D_FINAL]
 
 
-@njit
+@njit_inline
 def coupling_torque(omega_a: float, omega_b: float, inertia_a: float, inertia_b: float,
                     ratio: float, capacity_n_m: float, h: float) -> float:
     """
@@ -127,7 +127,7 @@ DIFFERENTIALS = {'open': OPEN, 'locked': LOCKED, 'clutch_pack': CLUTCH_PACK,
 """Differential types a vehicle file may name."""
 
 
-@njit
+@njit_inline
 def differential_capacity(kind: int, input_n_m: float, preload_n_m: float,
                           lock_factor: float, bias_ratio: float) -> float:
     """

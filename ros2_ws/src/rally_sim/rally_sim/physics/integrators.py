@@ -23,7 +23,7 @@ import numpy as np
 
 from .arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .driveline import drive
-from .jit import njit
+from .jit import njit, njit_inline
 from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
@@ -309,7 +309,7 @@ def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int, c0
     return c1, s1
 
 
-@njit
+@njit_inline
 def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, method: int,
            vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray) -> None:
     """
