@@ -15,14 +15,14 @@ import numpy as np
 
 from .config import VehicleConfig
 from .driveline import gear_ratio, input_speed
-from .drivetrain import AUTOMATIC, RPM_PER_RAD_S
+from .drivetrain import AUTOMATIC, curve_torque, RPM_PER_RAD_S
 from .integrators import (
     advance, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER, C_THROTTLE,
     COMMAND_SIZE, friction_under, INTEGRATORS, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION,
     O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
     DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE, FORCE_X, FORCE_Y,
-    GEAR, NORMAL_LOAD, OMEGA, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
+    GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
     STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
 from .surfaces import Surface
 from .. import WHEELS
@@ -203,6 +203,27 @@ class Vehicle:
             values, notes = self._limits.apply(command)
         self.command[:] = values
         return notes
+
+    def check_gear(self, gear: float) -> None:
+        """Raise CommandError if this gearbox has no such gear request (DriverCommand.gear)."""
+        self._need_drivetrain()
+        self._limits.check_gears([gear])
+
+    def full_drive_torque_n_m(self) -> float:
+        """
+        Return the total drive torque at the wheels at full throttle now [N m].
+
+        At the engine's present speed in the present gear (first gear in
+        neutral or reverse, magnitude), through the gearbox's efficiency;
+        0 for a car without a drivetrain. What a speed controller scales
+        its torque demand by to make a throttle.
+        """
+        if not self.has_drivetrain:
+            return 0.0
+        p = self.flat_params
+        gear = max(int(self.state[GEAR]), 1)
+        full = curve_torque(self.state[ENGINE] * RPM_PER_RAD_S, p, P_DRIVETRAIN)
+        return full * abs(gear_ratio(gear, p)) * self.config['gearbox.efficiency']
 
     def _need_drivetrain(self) -> None:
         if not self.has_drivetrain:

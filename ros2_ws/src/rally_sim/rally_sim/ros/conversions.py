@@ -7,7 +7,7 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, TransformStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import WheelSlip
+from rally_sim_msgs.msg import DrivetrainState, WheelSlip
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
@@ -211,6 +211,18 @@ class OutputMessages:
         return self._slip.fill(np.concatenate((
             out[SLIP_RATIO], out[SLIP_ANGLE], out[NORMAL_LOAD], out[FORCE_X], out[FORCE_Y],
             v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction)), stamp_ns)
+
+    def drivetrain_state(self, stamp_ns: int) -> DrivetrainState:
+        """Return the drivetrain's state (a small message: built afresh, not serialized)."""
+        d = self.vehicle.drivetrain()
+        msg = DrivetrainState(
+            engine_rpm=d.engine_rpm, engine_torque=d.engine_torque_n_m, gear=d.gear,
+            shifting=d.shifting, clutch_torque=d.clutch_torque_n_m,
+            clutch_slip=d.clutch_slip_rad_s, throttle=d.throttle,
+            drive_torque=d.drive_torque_n_m)
+        msg.header.stamp = stamp(stamp_ns)
+        msg.header.frame_id = self.frames.base
+        return msg
 
     def joint_states(self, stamp_ns: int) -> bytes:
         """Return the front steer joints and the four spin joints."""

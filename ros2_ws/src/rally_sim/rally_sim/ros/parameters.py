@@ -65,8 +65,10 @@ SPECS: Dict[str, Spec] = {
                            0.001, 10.0),
     'publish_clock': Spec(True, 'publish /clock (simulated time) for use_sim_time nodes'),
     'command_mode': Spec('torque', 'torque: drive and brakes from wheel_torque_cmd; speed: '
-                         'from ackermann_cmd speed through a speed controller',
-                         choices=('torque', 'speed'), live=True),
+                         'from ackermann_cmd speed through a speed controller (and the '
+                         'drivetrain, if the vehicle has one); driver: throttle, brake, '
+                         'handbrake and gear from driver_cmd (a vehicle with a drivetrain)',
+                         choices=('torque', 'speed', 'driver'), live=True),
     'command_timeout_s': Spec(0.5, 'simulated seconds without a command before the '
                               'watchdog cuts drive and brakes, 0: never', 0.0, 3600.0,
                               live=True),

@@ -25,7 +25,8 @@ from ackermann_msgs.msg import AckermannDriveStamped
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.msg import DriverCommand as DriverCommandMsg, DrivetrainState, WheelSlip, \
+    WheelTorqueCommand
 from rally_sim_msgs.srv import Step
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
@@ -44,7 +45,8 @@ from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
 from .sync import APPLY, full_name, STALE, SyncGate, WRONG
 from ..control.speed import SpeedController
-from ..physics import Command, CommandError, jit, load_vehicle, Vehicle
+from ..physics import Command, CommandError, DriverCommand, jit, load_vehicle, Vehicle
+from ..physics.drivetrain import AUTOMATIC
 from ..physics.model import VX
 from ..replay import surface_from, vehicle_path
 
@@ -57,7 +59,7 @@ seconds without all answers (a controller that started late may have missed it).
 REPUBLISH_START_S = 0.1
 """...and this often while a listed controller has never answered: its first answer can be
 lost while discovery is still matching its publisher with the simulator."""
-COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd')
+COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd', 'driver_cmd')
 SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
 
@@ -72,6 +74,10 @@ def prepare() -> None:
     car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))
     car.advance(1, CONTROL_PERIOD_S)
     car.run([0.0], [0.0], [[0.0] * 4], [[0.0] * 4], [0.0], [CONTROL_PERIOD_S])  # replay's
+    car = Vehicle(load_vehicle(vehicle_path('corvette_c5')))    # a drivetrain's helpers
+    car.set_command(DriverCommand(throttle=0.5))
+    car.advance(1, CONTROL_PERIOD_S)
+    car.full_drive_torque_n_m()
 
 
 class SimulatorNode(Node):
@@ -87,6 +93,8 @@ class SimulatorNode(Node):
             self.vehicle = Vehicle(config, surface_from(s['surface']))
         except ValueError as error:
             raise ParameterError(f'{error}') from None
+        if s['command_mode'] == 'driver':
+            self._need_drivetrain(ParameterError)
         self.step_ns = round(1e9 / s['physics_rate_hz'])
         self.dt = self.step_ns / 1e9
         self.sim_steps = 0
@@ -105,7 +113,7 @@ class SimulatorNode(Node):
             config['mass_kg'], config['wheel_radius_m'], self.vehicle.drive_limit,
             self.vehicle.brake_limit)
         self.counters = {'non_finite': 0, 'clamped': 0, 'overrun_steps': 0, 'wrong_stamp': 0,
-                         'sync_timeouts': 0}
+                         'sync_timeouts': 0, 'refused': 0}
         self._published_at = -1
         self._republished = 0
         self._odom_subscribers = 0
@@ -164,6 +172,9 @@ class SimulatorNode(Node):
         self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10, event_callbacks=quiet)
         self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10, event_callbacks=quiet)
                           if self.settings['publish_clock'] else None)
+        self.pub_drivetrain = (self.create_publisher(DrivetrainState, 'drivetrain_state', 10,
+                                                     event_callbacks=quiet)
+                               if self.vehicle.has_drivetrain else None)
         if self.gate:
             self._make_answer_node()
         else:
@@ -171,6 +182,8 @@ class SimulatorNode(Node):
                                      self.serialized(self._on_ackermann), 10)
             self.create_subscription(WheelTorqueCommand, 'wheel_torque_cmd',
                                      self.serialized(self._on_torque), 10)
+            self.create_subscription(DriverCommandMsg, 'driver_cmd',
+                                     self.serialized(self._on_driver), 10)
         self.create_subscription(PoseWithCovarianceStamped, '/initialpose',
                                  self.serialized(self._on_pose), 10)
         self.create_service(Trigger, 'reset', self.serialized(self._on_reset))
@@ -184,6 +197,8 @@ class SimulatorNode(Node):
             (self.pub_joints, self.messages.joint_states, False),
             (self.pub_imu, self.messages.imu, False),
             (self.pub_markers, self.messages.markers, True)]
+        if self.pub_drivetrain is not None:
+            self.outputs.append((self.pub_drivetrain, self.messages.drivetrain_state, False))
 
     def _make_answer_node(self) -> None:
         """
@@ -201,7 +216,8 @@ class SimulatorNode(Node):
                     start_parameter_services=False, parameter_overrides=[
                         Parameter('start_type_description_service', value=False)])
         for topic, kind, apply in (('ackermann_cmd', AckermannDriveStamped, self._on_ackermann),
-                                   ('wheel_torque_cmd', WheelTorqueCommand, self._on_torque)):
+                                   ('wheel_torque_cmd', WheelTorqueCommand, self._on_torque),
+                                   ('driver_cmd', DriverCommandMsg, self._on_driver)):
             node.create_subscription(
                 kind, self.resolve_topic_name(topic),
                 self.serialized(lambda m, info, apply=apply: self._on_answer(m, info, apply)), 100)
@@ -232,6 +248,9 @@ class SimulatorNode(Node):
         self.drive = np.zeros(4)
         self.brake = np.zeros(4)
         self.handbrake = 0.0
+        self.throttle = 0.0
+        self.pedal = 0.0
+        self.gear = AUTOMATIC
         self.last_command_steps = self.sim_steps
         self.timed_out = False
 
@@ -239,6 +258,8 @@ class SimulatorNode(Node):
 
     def _apply_parameter(self, name: str, value, dry_run: bool) -> None:
         """Apply a live parameter; raise ValueError (before any change) if it cannot be."""
+        if name == 'command_mode' and value == 'driver':
+            self._need_drivetrain(ValueError)
         if name == 'surface':
             surface = surface_from(value)
             if not dry_run:
@@ -271,13 +292,40 @@ class SimulatorNode(Node):
         if not all(math.isfinite(v) for v in values):
             self._drop('wheel_torque_cmd', values)
             return
-        if self.settings['command_mode'] == 'speed':
-            self._warn('ignored', 'wheel_torque_cmd ignored: command_mode is speed')
+        if self.settings['command_mode'] != 'torque':
+            self._warn('ignored', 'wheel_torque_cmd ignored: command_mode is '
+                       f"{self.settings['command_mode']}")
             return
         self.drive = np.array(msg.drive_torque, dtype=float)
         self.brake = np.array(msg.brake_torque, dtype=float)
         self.handbrake = float(msg.handbrake)
         self._command_received()
+
+    def _on_driver(self, msg: DriverCommandMsg) -> None:
+        values = (msg.throttle, msg.brake, msg.handbrake)
+        if not all(math.isfinite(v) for v in values):
+            self._drop('driver_cmd', values)
+            return
+        if self.settings['command_mode'] != 'driver':
+            self._warn('ignored', 'driver_cmd ignored: command_mode is '
+                       f"{self.settings['command_mode']}")
+            return
+        try:
+            self.vehicle.check_gear(msg.gear)
+        except CommandError as error:
+            self.counters['refused'] += 1
+            self._warn('refused', f'driver_cmd refused ({self.counters["refused"]} so far): '
+                       f'{error}')
+            return
+        self.throttle, self.pedal = float(msg.throttle), float(msg.brake)
+        self.handbrake, self.gear = float(msg.handbrake), float(msg.gear)
+        self._command_received()
+
+    def _need_drivetrain(self, error) -> None:
+        """Raise `error` if the vehicle has no drivetrain (command_mode driver needs one)."""
+        if not self.vehicle.has_drivetrain:
+            raise error(f"parameter 'command_mode' driver needs a vehicle with a drivetrain; "
+                        f"'{self.vehicle.config['name']}' has none (drivetrain.layout none)")
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
         p = msg.pose.pose
@@ -373,6 +421,11 @@ class SimulatorNode(Node):
                                               self.control_steps * self.dt if integrate
                                               else 0.0)
             command = Command(self.steer_rad, self.steer_rate, drive, brake, 0.0)
+            if self.vehicle.has_drivetrain:
+                command = self._through_drivetrain(drive, brake)
+        elif self.settings['command_mode'] == 'driver':
+            command = DriverCommand(self.steer_rad, self.steer_rate, self.throttle, self.pedal,
+                                    self.handbrake, self.gear)
         else:
             command = Command(self.steer_rad, self.steer_rate, self.drive, self.brake,
                               self.handbrake)
@@ -384,6 +437,15 @@ class SimulatorNode(Node):
         if notes:
             self.counters['clamped'] += 1
             self._warn('clamped', 'command clamped to the vehicle limits: ' + '; '.join(notes))
+
+    def _through_drivetrain(self, drive, brake) -> DriverCommand:
+        """Turn the speed controller's torques into pedals and a gear request."""
+        wanted = sum(drive)
+        full = self.vehicle.full_drive_torque_n_m()
+        throttle = min(abs(wanted) / full, 1.0) if full > 0.0 else 0.0
+        pedal = min(sum(brake) / float(np.sum(self.vehicle.brake_limit)), 1.0)
+        gear = -1 if self.target_speed < 0.0 else AUTOMATIC
+        return DriverCommand(self.steer_rad, self.steer_rate, throttle, pedal, 0.0, gear)
 
     # ---- stepping ----------------------------------------------------------
 
