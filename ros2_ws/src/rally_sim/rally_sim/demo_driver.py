@@ -8,9 +8,12 @@ Starts the simulator node (its own process, real-time pacing, owning /clock)
 and a driver: by default the example path follower (its own process, speed
 mode) round the rally stage's tarmac, gravel, snow and ice; the example
 drift controller holding a rear-wheel-drive car in a drift round the gravel
-skid pad; or a scripted open-loop manoeuvre on gravel (launch, a fast bend,
-a power-on spin, a handbrake turn). Prints live status; when the duration ends or on Ctrl-C it
-writes the run as CSV and a PNG plot, and with --record a rosbag2 bag.
+skid pad through its drivetrain (throttle in second gear); or a scripted
+open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
+handbrake turn). Prints live status (for a car with a drivetrain its gear,
+engine speed and throttle); when the duration ends or on Ctrl-C it writes
+the run as CSV and a PNG plot (with the engine speed and gear), and with
+--record a rosbag2 bag.
 """
 
 import argparse
@@ -25,7 +28,7 @@ from typing import Dict, List
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand
 import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -75,6 +78,7 @@ RECORDED_TOPICS = {
     'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
     'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
     'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
+    'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
 }
 STILL_M_S = 0.1
 """Below this speed the sideslip angle is shown as 0 (its direction is noise)."""
@@ -101,8 +105,10 @@ class DemoDriver(Node):
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.odom = {}
         self.slip = {}
+        self.drivetrain = {}      # a car with a drivetrain only
         self.create_subscription(Odometry, 'odom', self._on_odom, 1000)
         self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 1000)
+        self.create_subscription(DrivetrainState, 'drivetrain_state', self._on_drivetrain, 1000)
         if drive:
             self.create_timer(0.02, self._drive)
 
@@ -134,6 +140,9 @@ class DemoDriver(Node):
     def _on_slip(self, msg: WheelSlip) -> None:
         self.slip[self._key(msg)] = msg
 
+    def _on_drivetrain(self, msg: DrivetrainState) -> None:
+        self.drivetrain[self._key(msg)] = msg
+
     def status(self) -> str:
         """Return a one-line summary of the newest state."""
         if not self.odom or not self.slip:
@@ -145,9 +154,13 @@ class DemoDriver(Node):
         sideslip = (math.degrees(math.atan2(twist.linear.y, abs(twist.linear.x)))
                     if speed > STILL_M_S else 0.0)
         slips = ' '.join(f'{w} {s:+.2f}' for w, s in zip(WHEELS, slip.slip_ratio))
+        engine = ''
+        if self.drivetrain:
+            d = self.drivetrain[max(self.drivetrain)]
+            engine = f' | gear {d.gear} {d.engine_rpm:5.0f} rpm throttle {d.throttle:.2f}'
         return (f't {self._key(odom) / 1e9:6.2f} s | speed {speed * 3.6:5.1f} km/h | '
                 f'yaw rate {twist.angular.z:+5.2f} rad/s | sideslip {sideslip:+6.1f} deg | '
-                f'slip ratio {slips}')
+                f'slip ratio {slips}{engine}')
 
     def trajectory(self) -> Trajectory:
         """Return the recorded run (stamps present in both odom and wheel_slip)."""
@@ -169,6 +182,9 @@ class DemoDriver(Node):
                             ('force_y', 'lateral_force')):
             for i, w in enumerate(WHEELS):
                 columns[f'{name}_{w}'] = np.array([getattr(s, field)[i] for s in slips])
+        if self.drivetrain and all(k in self.drivetrain for k in keys):
+            columns['engine_rpm'] = np.array([self.drivetrain[k].engine_rpm for k in keys])
+            columns['gear'] = np.array([float(self.drivetrain[k].gear) for k in keys])
         return Trajectory(columns, [])
 
 
@@ -225,11 +241,15 @@ def processes_for(args, folder: str) -> List[subprocess.Popen]:
     stage = 'rally_stage' if args.driver == 'path' else 'skid_pad'
     path = ClosedPath(read_path(config_file(f'stages/{stage}_path.csv')))
     start_x, start_y = path.points[0]
-    params.update(command_mode='speed' if args.driver == 'path' else 'torque',
+    params.update(command_mode='speed' if args.driver == 'path' else 'driver',
                   initial_x=float(start_x), initial_y=float(start_y),
                   initial_yaw=path.locate(start_x, start_y).heading_rad,
                   initial_speed=DRIVERS[args.driver]['initial_speed'])
     module = {'path': 'path_follower', 'drift': 'drift_controller'}[args.driver]
+    if args.driver == 'drift':
+        # Synchronous: the simulator waits for the controller's first answer and then for
+        # each one, so a slide is never lost to the controller's start-up or a late answer.
+        params['sync_controllers'] = f'[{module}]'
     return [start('rally_sim.ros.node', params, simulator_log),
             start(f'rally_sim.ros.{module}', {}, os.path.join(folder, f'{module}.log'))]
 

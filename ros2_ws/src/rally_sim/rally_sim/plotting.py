@@ -21,14 +21,23 @@ def footprint(config: VehicleConfig, x: float, y: float, yaw: float) -> np.ndarr
 
 
 def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: str = '') -> None:
-    """Write a PNG with the car's footprint along its path, speeds and per-wheel slip."""
+    """
+    Write a PNG with the car's footprint along its path, speeds and per-wheel slip.
+
+    A run with engine_rpm and gear columns (a car with a drivetrain) gets a
+    third row: the engine speed and the gear.
+    """
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
     col = trajectory.columns
     t = col['t']
-    fig, axes = plt.subplots(2, 2, figsize=(13, 10))
+    drivetrain = 'engine_rpm' in col and 'gear' in col
+    fig = plt.figure(figsize=(13, 14 if drivetrain else 10))
+    rows = 3 if drivetrain else 2
+    axes = np.array([[fig.add_subplot(rows, 2, 2 * r + c + 1) for c in range(2)]
+                     for r in range(2)])
     fig.suptitle(f"{config['name']}: {title}".strip(': '))
 
     ax = axes[0, 0]
@@ -74,7 +83,21 @@ def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: st
         ax.grid(True)
         ax.legend(loc='best', fontsize=8)
     axes[1, 0].set_ylim(-1.2, 1.2)
+    if drivetrain:
+        _plot_drivetrain(fig.add_subplot(rows, 1, 3), t, col)
 
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def _plot_drivetrain(ax, t: np.ndarray, col) -> None:
+    """Plot the engine speed and, on a second axis, the gear engaged."""
+    ax.plot(t, col['engine_rpm'], color='tab:purple', linewidth=1.0)
+    ax.set_xlabel('time [s]')
+    ax.set_ylabel('engine speed [rpm]', color='tab:purple')
+    twin = ax.twinx()
+    twin.step(t, col['gear'], where='post', color='tab:green', linewidth=1.0)
+    twin.set_ylabel('gear (-1 reverse, 0 neutral)', color='tab:green')
+    ax.set_title('engine speed and gear')
+    ax.grid(True)

@@ -29,7 +29,7 @@ from typing import Any, Dict, List
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.msg import DriverCommand, WheelSlip, WheelTorqueCommand
 import yaml
 
 from .control.path import ClosedPath
@@ -40,7 +40,11 @@ from .resources import config_file, preset
 from .ros.serialized import byte_order
 from .stages import read_path, STAGES
 
-OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand}
+OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
+           'driver_cmd': DriverCommand}
+MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
+                'driver': ['ackermann_cmd', 'driver_cmd']}
+"""The command topics a controller answers on in each command mode (by default)."""
 KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
         'initial_speed_m_s': (int, float), 'duration_s': (int, float),
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
@@ -88,8 +92,9 @@ def load_scenario(name: str) -> Dict[str, Any]:
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
     if spec['stage'] not in STAGES:
         raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
-    if spec['command_mode'] not in ('speed', 'torque'):
-        raise ScenarioError(f"{path}: key 'command_mode' must be speed or torque")
+    if spec['command_mode'] not in MODE_OUTPUTS:
+        raise ScenarioError(f"{path}: key 'command_mode' must be one of "
+                            f'{", ".join(MODE_OUTPUTS)}')
     command = spec['controller'].get('command')
     if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
         raise ScenarioError(f"{path}: key 'controller.command' must be a list of strings")
@@ -127,7 +132,7 @@ def _controller_command(spec: Dict[str, Any]) -> List[str]:
 
 def _outputs(spec: Dict[str, Any]) -> List[str]:
     """Return the command topics the controller answers on."""
-    default = ['ackermann_cmd'] if spec['command_mode'] == 'speed' else list(OUTPUTS)
+    default = MODE_OUTPUTS[spec['command_mode']]
     outputs = spec['controller'].get('outputs', default)
     if not set(outputs) <= set(OUTPUTS) or not outputs:
         raise ScenarioError(f'controller.outputs must be a subset of {list(OUTPUTS)}')

@@ -2,17 +2,19 @@
 Example drift controller: holds a rear-wheel-drive car in a drift round a circle.
 
 A separate ROS 2 node, talking to the simulator only over topics, written to
-be copied. Run the simulator in torque mode (`command_mode: torque`) with a
-rear-wheel-drive car (rwd_gravel) on a loose surface (the skid_pad stage).
-It answers every `odom` message with an `ackermann_cmd` (steering) and a
-`wheel_torque_cmd` (rear drive torque), both stamped with the odometry's
-stamp (lockstep-friendly). Gains and the circle are parameters.
+be copied. Run the simulator with a rear-wheel-drive car (rwd_gravel) on a
+loose surface (the skid_pad stage), in driver mode (`command_mode: driver`,
+this node's `command: driver`, the default: throttle in a held gear through
+the car's drivetrain) or torque mode (both `torque`: rear drive torques). It
+answers every `odom` message with an `ackermann_cmd` (steering) and a
+`driver_cmd` (throttle, gear) or a `wheel_torque_cmd`, stamped with the
+odometry's stamp (lockstep-friendly). Gains and the circle are parameters.
 """
 
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
-from rally_sim_msgs.msg import WheelTorqueCommand
+from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 from rclpy.node import Node
 
 from .odometry import planar_state
@@ -34,7 +36,17 @@ SPECS = {
     'steer_per_yaw_rate': Spec(DEFAULTS.steer_per_yaw_rate, 'steering gain [rad s/rad]',
                                0.0, 10.0),
     'cg_to_front_m': Spec(DEFAULTS.cg_to_front_m, 'CG to front axle [m]', 0.1, 10.0),
+    'throttle': Spec(DEFAULTS.throttle, 'driver mode: feed-forward throttle 0..1', 0.0, 1.0),
+    'throttle_per_sideslip': Spec(DEFAULTS.throttle_per_sideslip,
+                                  'driver mode: throttle gain [1/rad]', 0.0, 100.0),
+    'throttle_per_speed': Spec(DEFAULTS.throttle_per_speed,
+                               'driver mode: throttle speed gain [s/m]', 0.0, 100.0),
+    'gear': Spec(DEFAULTS.gear, 'driver mode: the gear held', 1, 12),
 }
+COMMANDS = {'command': Spec('driver', 'driver: throttle and gear on driver_cmd (the '
+                            "simulator's command_mode driver); torque: rear drive torque "
+                            'on wheel_torque_cmd (command_mode torque)',
+                            choices=('driver', 'torque'))}
 
 
 class DriftNode(Node):
@@ -43,21 +55,27 @@ class DriftNode(Node):
     def __init__(self, **kwargs):
         """Declare parameters, subscribe to odom, publish steering and torque."""
         super().__init__('drift_controller', **kwargs)
-        p = declare(self, SPECS)
+        p = declare(self, {**SPECS, **COMMANDS})
         self.controller = DriftController(DriftSettings(**{
             name: p[name] for name in SPECS}))
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
-        self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+        self.driver = p['command'] == 'driver'
+        self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10) if self.driver
+                          else self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10))
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.get_logger().info(f"drifting round a {p['radius_m']:g} m circle")
 
     def _on_odom(self, msg: Odometry) -> None:
-        steer, torque = self.controller.command(*planar_state(msg))
+        state = planar_state(msg)
+        if self.driver:
+            steer, throttle = self.controller.pedals(*state)
+            drive = DriverCommand(throttle=float(throttle), gear=self.controller.settings.gear)
+        else:
+            steer, torque = self.controller.command(*state)
+            drive = WheelTorqueCommand()
+            drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
         steering = AckermannDriveStamped()
-        steering.header.stamp = msg.header.stamp
+        steering.header.stamp = drive.header.stamp = msg.header.stamp
         steering.drive.steering_angle = float(steer)
-        drive = WheelTorqueCommand()
-        drive.header.stamp = msg.header.stamp
-        drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
         self.steer_pub.publish(steering)
-        self.torque_pub.publish(drive)
+        self.drive_pub.publish(drive)
