@@ -6,6 +6,10 @@ PI controller on the body speed asks for a longitudinal force, which becomes
 drive torque on the driven wheels when it pushes the way the car should go,
 and brake torque (60 % front, 40 % rear) when it must slow the car; at a
 standstill with zero speed asked, the brakes hold the car. ROS-free.
+
+PedalSpeedController does the same as a driver would, for a car with a
+drivetrain in driver mode: throttle and brake pedals (0..1) from the speed
+error, forwards only.
 """
 
 from dataclasses import dataclass
@@ -67,3 +71,19 @@ class SpeedController:
         total = abs(force) * self.wheel_radius_m
         return [0.0] * 4, [min(total * share, b)
                            for share, b in zip(BRAKE_SHARES, self.brake_limit_n_m)]
+
+
+@dataclass
+class PedalSpeedController:
+    """PI speed controller on the pedals: throttle when too slow, brake when too fast."""
+
+    kp_per_m_s: float = 0.25
+    ki_per_m: float = 0.1
+    integral_m: float = 0.0
+
+    def pedals(self, target_m_s: float, speed_m_s: float, dt: float) -> Tuple[float, float]:
+        """Return (throttle, brake), each 0..1, for the next dt seconds."""
+        error = target_m_s - speed_m_s
+        self.integral_m = min(max(self.integral_m + error * dt, -3.0), 3.0)
+        demand = self.kp_per_m_s * error + self.ki_per_m * self.integral_m
+        return min(max(demand, 0.0), 1.0), min(max(-demand, 0.0), 1.0)

@@ -2,23 +2,28 @@
 Example path follower: pure pursuit on odometry, commanding steering and speed.
 
 A separate ROS 2 node, talking to the simulator only over topics, written to
-be copied. Run the simulator in speed mode (`command_mode: speed`). The path
-comes from `path_file` (CSV with columns x, y in the odom frame, a closed
-lap; default: the rally_stage path) and is replaced by any nav_msgs/Path
-received on `path`. It answers every `odom` message with one
-`ackermann_cmd`, stamped with the odometry's stamp (lockstep-friendly).
+be copied. Run the simulator in speed mode (`command_mode: speed`), or for a
+car with a drivetrain in driver mode (`command_mode: driver` and this node's
+`command: driver`: it works the pedals itself). The path comes from
+`path_file` (CSV with columns x, y in the odom frame, a closed lap; default:
+the rally_stage path) and is replaced by any nav_msgs/Path received on
+`path`. It answers every `odom` message with one `ackermann_cmd` (and in
+driver mode one `driver_cmd`), stamped with the odometry's stamp
+(lockstep-friendly).
 """
 
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry, Path
 import numpy as np
+from rally_sim_msgs.msg import DriverCommand
 from rclpy.node import Node
 
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
 from ..control.path import ClosedPath
 from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
+from ..control.speed import PedalSpeedController
 from ..resources import config_file
 from ..stages import read_path
 
@@ -34,7 +39,12 @@ SPECS = {
     'wheelbase_m': Spec(2.647, 'wheelbase of the car [m]', 0.5, 10.0),
     'cg_to_rear_m': Spec(1.497, 'CG to rear axle [m] (base_link is at the CG)', 0.0, 10.0),
     'max_steer_rad': Spec(0.6, 'largest steer command [rad]', 0.05, 1.0),
+    'command': Spec('speed', "speed: the speed on ackermann_cmd (the simulator's command_mode "
+                    'speed); driver: also throttle and brake on driver_cmd (command_mode '
+                    'driver, a car with a drivetrain)', choices=('speed', 'driver')),
 }
+PEDAL_PERIOD_S = 0.02
+"""The pedal controller's time step when two odometry stamps do not give one."""
 
 
 class PathFollower(Node):
@@ -57,6 +67,10 @@ class PathFollower(Node):
         self.follower = PurePursuit(path, self.settings)
         self.acceleration = float(p['acceleration_m_s2'])
         self.publisher = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+        self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
+        self.driver_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
+                           if self.pedals else None)
+        self._last_stamp_ns = None
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.create_subscription(Path, 'path', self._on_path, 1)
         self.get_logger().info(f'following {path_file} ({path.length_m:.0f} m) at up to '
@@ -81,3 +95,17 @@ class PathFollower(Node):
         command.drive.speed = float(speed)
         command.drive.acceleration = self.acceleration
         self.publisher.publish(command)
+        if self.pedals is not None:
+            self._work_pedals(msg, float(speed), state.vx)
+
+    def _work_pedals(self, msg: Odometry, target_m_s: float, speed_m_s: float) -> None:
+        """Publish throttle and brake for the speed asked (driver mode, gears automatic)."""
+        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        dt = PEDAL_PERIOD_S
+        if self._last_stamp_ns is not None and 0 < stamp_ns - self._last_stamp_ns < 1e8:
+            dt = (stamp_ns - self._last_stamp_ns) / 1e9
+        self._last_stamp_ns = stamp_ns
+        throttle, brake = self.pedals.pedals(target_m_s, speed_m_s, dt)
+        pedals = DriverCommand(throttle=throttle, brake=brake)
+        pedals.header.stamp = msg.header.stamp
+        self.driver_pub.publish(pedals)

@@ -42,3 +42,16 @@ def test_drifting_wide_asks_for_more_yaw():
     on_line, _ = controller.command(*on_circle(settings, math.radians(-25.0), 0.55))
     wide, _ = controller.command(*on_circle(settings, math.radians(-25.0), 0.55, radius=18.0))
     assert wide > on_line       # steer (less counter-steer) toward the centre
+
+
+def test_the_throttle_pedal_grows_the_slide_likewise_and_the_steering_is_the_same():
+    settings = DriftSettings()
+    controller = DriftController(settings)
+    small, large = (on_circle(settings, math.radians(b), 0.55) for b in (-20.0, -30.0))
+    (steer, little), (_, much) = controller.pedals(*small), controller.pedals(*large)
+    assert steer == controller.command(*small)[0]
+    assert little - much == pytest.approx(
+        settings.throttle_per_sideslip * math.radians(10.0), rel=1e-9)
+    assert 0.0 <= much < little <= 1.0
+    _, stopped = controller.pedals(*on_circle(settings, 0.0, 0.0, speed=0.0))
+    assert stopped == 1.0                   # far too slow, no slide: full throttle

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rally_sim.control.speed import SpeedController
+from rally_sim.control.speed import PedalSpeedController, SpeedController
 
 RWD = [0.0, 0.0, 400.0, 400.0]
 BRAKES = [1500.0, 1500.0, 800.0, 800.0]
@@ -59,3 +59,21 @@ def test_integral_is_bounded():
     for _ in range(100):
         speed.torques(20.0, 1.0, 0.0, 1.0)
     assert speed.integral_m == 2.0
+
+
+def test_pedals_throttle_when_slow_brake_when_fast_never_both():
+    pedals = PedalSpeedController()
+    throttle, brake = pedals.pedals(10.0, 8.0, 0.02)
+    assert throttle == pytest.approx(0.25 * 2.0 + 0.1 * 2.0 * 0.02) and brake == 0.0
+    pedals = PedalSpeedController()
+    throttle, brake = pedals.pedals(10.0, 12.0, 0.02)
+    assert throttle == 0.0 and brake == pytest.approx(0.25 * 2.0 + 0.1 * 2.0 * 0.02)
+    assert PedalSpeedController().pedals(30.0, 0.0, 0.02) == (1.0, 0.0)     # saturated
+    assert PedalSpeedController().pedals(0.0, 30.0, 0.02) == (0.0, 1.0)
+
+
+def test_pedal_integral_is_bounded():
+    pedals = PedalSpeedController()
+    for _ in range(1000):
+        pedals.pedals(10.0, 0.0, 0.1)
+    assert pedals.integral_m == 3.0
