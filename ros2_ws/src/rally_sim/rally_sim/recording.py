@@ -85,7 +85,13 @@ class BagRecorder:
     """Subscribe to topics on `node` and write what arrives into a rosbag2 MCAP bag."""
 
     def __init__(self, node: Node, folder: str, topics: Dict[str, type]):
-        """Create the bag folder (it must not exist) and start recording `topics`."""
+        """
+        Create the bag folder (it must not exist) and start recording `topics`.
+
+        A topic enters the bag with its first message (as with ros2 bag
+        record, which records the topics it discovers): one nobody
+        publishes leaves no empty channel.
+        """
         os.makedirs(folder)
         self.node = node
         self.folder = folder
@@ -95,13 +101,8 @@ class BagRecorder:
         self._writer.start(profile='ros2', library='rally_sim')
         self.topics = {}
         for topic, msg_class in topics.items():
-            name = type_name(msg_class)
             resolved = node.resolve_topic_name(topic)
-            schema = self._writer.register_schema(
-                name=name, encoding='ros2msg', data=full_definition(name).encode())
-            channel = self._writer.register_channel(
-                topic=resolved, message_encoding='cdr', schema_id=schema)
-            self.topics[resolved] = {'type': name, 'channel': channel, 'count': 0}
+            self.topics[resolved] = {'type': type_name(msg_class), 'channel': None, 'count': 0}
             qos = QoSProfile(depth=QUEUE_DEPTH)
             if resolved in LATCHED_TOPICS:
                 qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
@@ -115,6 +116,12 @@ class BagRecorder:
     def _write(self, topic: str, data: bytes) -> None:
         now = self.node.get_clock().now().nanoseconds
         entry = self.topics[topic]
+        if entry['channel'] is None:
+            schema = self._writer.register_schema(
+                name=entry['type'], encoding='ros2msg',
+                data=full_definition(entry['type']).encode())
+            entry['channel'] = self._writer.register_channel(
+                topic=topic, message_encoding='cdr', schema_id=schema)
         self._writer.add_message(channel_id=entry['channel'], log_time=now, data=data,
                                  publish_time=now, sequence=entry['count'])
         entry['count'] += 1
@@ -140,8 +147,9 @@ class BagRecorder:
                 return
 
     def close(self) -> Dict[str, int]:
-        """Finish the MCAP file, write metadata.yaml; return message counts by topic."""
+        """Finish the MCAP file, write metadata.yaml; return message counts by topic recorded."""
         self._writer.finish()
+        recorded = {topic: entry for topic, entry in self.topics.items() if entry['count']}
         self._stream.close()
         start = self.first_ns or 0
         duration = (self.last_ns or 0) - start
@@ -158,7 +166,7 @@ class BagRecorder:
                                     'offered_qos_profiles': [],
                                     'type_description_hash': type_hash(entry['type'])},
                  'message_count': entry['count']}
-                for topic, entry in self.topics.items()],
+                for topic, entry in recorded.items()],
             'compression_format': '',
             'compression_mode': '',
             'relative_file_paths': [self.file_name],
@@ -171,4 +179,4 @@ class BagRecorder:
         }}
         with open(os.path.join(self.folder, 'metadata.yaml'), 'w', encoding='utf-8') as out:
             yaml.safe_dump(metadata, out, sort_keys=False)
-        return {topic: entry['count'] for topic, entry in self.topics.items()}
+        return {topic: entry['count'] for topic, entry in recorded.items()}

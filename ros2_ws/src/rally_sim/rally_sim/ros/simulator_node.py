@@ -287,14 +287,20 @@ class SimulatorNode(Node):
         self.target_speed, self.target_acceleration = float(d.speed), abs(float(d.acceleration))
         self._command_received()
 
+    def _usable(self, topic: str, values, mode: str) -> bool:
+        """Return whether a command is finite (else dropped) and for the mode (else ignored)."""
+        if not all(math.isfinite(v) for v in values):
+            self._drop(topic, values)
+            return False
+        if self.settings['command_mode'] != mode:
+            self._warn('ignored', f'{topic} ignored: command_mode is '
+                       f"{self.settings['command_mode']}")
+            return False
+        return True
+
     def _on_torque(self, msg: WheelTorqueCommand) -> None:
         values = list(msg.drive_torque) + list(msg.brake_torque) + [msg.handbrake]
-        if not all(math.isfinite(v) for v in values):
-            self._drop('wheel_torque_cmd', values)
-            return
-        if self.settings['command_mode'] != 'torque':
-            self._warn('ignored', 'wheel_torque_cmd ignored: command_mode is '
-                       f"{self.settings['command_mode']}")
+        if not self._usable('wheel_torque_cmd', values, 'torque'):
             return
         self.drive = np.array(msg.drive_torque, dtype=float)
         self.brake = np.array(msg.brake_torque, dtype=float)
@@ -302,13 +308,7 @@ class SimulatorNode(Node):
         self._command_received()
 
     def _on_driver(self, msg: DriverCommandMsg) -> None:
-        values = (msg.throttle, msg.brake, msg.handbrake)
-        if not all(math.isfinite(v) for v in values):
-            self._drop('driver_cmd', values)
-            return
-        if self.settings['command_mode'] != 'driver':
-            self._warn('ignored', 'driver_cmd ignored: command_mode is '
-                       f"{self.settings['command_mode']}")
+        if not self._usable('driver_cmd', (msg.throttle, msg.brake, msg.handbrake), 'driver'):
             return
         try:
             self.vehicle.check_gear(msg.gear)
