@@ -13,9 +13,9 @@ from typing import Mapping, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .config import VehicleConfig
+from .drivetrain import AUTOMATIC
 from .integrators import (
-    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, COMMAND_SIZE, INTEGRATORS,
-    JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout, Workspace)
+    COMMAND_SIZE, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout, Workspace)
 from .jit import njit, njit_parallel, prange
 from .model import DIAG_SIZE, STATE_SIZE
 from .surfaces import Surface
@@ -112,26 +112,53 @@ class Batch:
         row (tyres=False: no tyre state, faster, less memory); a car with a
         non-finite input or state gets NaN rows and valid False.
         """
-        n = self.cars
+        self._check_steer(steer)
+        inputs = [('steer_rate', steer_rate, 0.0, ()), ('drive', drive, None, (4,)),
+                  ('brake', brake, 0.0, (4,)), ('handbrake', handbrake, 0.0, ())]
+        return self._roll(states, steer, inputs, self.template.torque_commands, dt, tyres)
+
+    def rollout_driver(self, states, steer, throttle, brake=None, handbrake=None, gear=None,
+                       steer_rate=None, dt: float = 0.01, tyres: bool = True) -> BatchResult:
+        """
+        rollout() for a vehicle with a drivetrain, driven by pedals and gears (driver mode).
+
+        throttle, brake (pedal), handbrake: (N, H), 0..1; gear: (N, H) of
+        drivetrain.AUTOMATIC (the default), -1, 0 or 1..N. A gear that does
+        not exist raises CommandError naming it.
+        """
+        self._check_steer(steer)
+        inputs = [('steer_rate', steer_rate, 0.0, ()), ('throttle', throttle, None, ()),
+                  ('brake', brake, 0.0, ()), ('handbrake', handbrake, 0.0, ()),
+                  ('gear', gear, AUTOMATIC, ())]
+        return self._roll(states, steer, inputs, self.template.driver_commands, dt, tyres)
+
+    def _check_steer(self, steer) -> None:
+        """Raise ValueError naming steer unless it is (N, H)."""
+        shape = np.shape(steer)
+        if len(shape) != 2 or shape[0] != self.cars:
+            raise ValueError(f'steer has shape {shape}; expected (N, H) with N = '
+                             f'{self.cars} cars and H input rows')
+
+    def _roll(self, states, steer, inputs, make, dt: float, tyres: bool) -> BatchResult:
+        """
+        Check the inputs' shapes and finiteness, make the kernel commands, run every car.
+
+        inputs: (name, value, default when None (None: required), trailing
+        shape) in the order `make` (Vehicle.torque_commands or
+        driver_commands) takes them after steer.
+        """
         steer = np.asarray(steer, dtype=float)
-        if steer.ndim != 2 or steer.shape[0] != n:
-            raise ValueError(f'steer has shape {steer.shape}; expected (N, H) with N = {n} '
-                             'cars and H input rows')
-        horizon = steer.shape[1]
+        n, horizon = steer.shape
         states = _shaped('states', states, (n, STATE_SIZE))
-        drive = _shaped('drive', drive, (n, horizon, 4))
-        brake = _shaped('brake', np.zeros((n, horizon, 4)) if brake is None else brake,
-                        (n, horizon, 4))
-        handbrake = _shaped('handbrake', np.zeros((n, horizon)) if handbrake is None
-                            else handbrake, (n, horizon))
-        steer_rate = _shaped('steer_rate', np.zeros((n, horizon)) if steer_rate is None
-                             else steer_rate, (n, horizon))
+        arrays = [_shaped(name, np.full((n, horizon) + tail, default) if value is None
+                          and default is not None else value, (n, horizon) + tail)
+                  for name, value, default, tail in inputs]
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
-        valid = (np.isfinite(states).all(axis=1) & np.isfinite(steer).all(axis=1)
-                 & np.isfinite(drive).all(axis=(1, 2)) & np.isfinite(brake).all(axis=(1, 2))
-                 & np.isfinite(handbrake).all(axis=1) & np.isfinite(steer_rate).all(axis=1))
-        commands = self._commands(valid, steer, steer_rate, drive, brake, handbrake)
+        valid = np.isfinite(states).all(axis=1) & np.isfinite(steer).all(axis=1)
+        for array in arrays:
+            valid &= np.isfinite(array).reshape(n, -1).all(axis=1)
+        commands = self._commands(valid, make, steer, arrays)
         start = np.where(valid[:, None], states, 0.0)
         states_out = np.zeros((n, horizon, STATE_SIZE))
         outs_out = np.zeros((n, horizon if tyres else 1, OUTPUT_ROWS, 4))
@@ -151,23 +178,19 @@ class Batch:
         outs_out[~valid] = np.nan
         return BatchResult(states_out, outs_out[:, :, :DIAG_SIZE], valid)
 
-    def _commands(self, valid, steer, steer_rate, drive, brake, handbrake) -> np.ndarray:
+    @staticmethod
+    def _commands(valid, make, steer, arrays) -> np.ndarray:
         """Return the kernel commands (N, H, COMMAND_SIZE), clamped as one car's are."""
         n, horizon = steer.shape
         rows = n * horizon
         keep = None if valid.all() else np.repeat(valid, horizon)[:, None]
 
-        def flat(values, width):
+        def flat(values):
+            width = values.size // rows
             values = values.reshape(rows, width)
-            return values if keep is None else np.where(keep, values, 0.0)
-        limited = self.template.limit_commands(flat(steer, 1)[:, 0], flat(steer_rate, 1)[:, 0],
-                                               flat(drive, 4), flat(brake, 4),
-                                               flat(handbrake, 1)[:, 0])
-        steer_l, rate_l, drive_l, brake_l, handbrake_l, _ = limited
-        commands = np.zeros((rows, COMMAND_SIZE))     # torque mode: C_DRIVER 0
-        commands[:, C_STEER], commands[:, C_RATE] = steer_l, rate_l
-        commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive_l, brake_l
-        commands[:, C_HANDBRAKE] = handbrake_l
+            values = values if keep is None else np.where(keep, values, 0.0)
+            return values[:, 0] if width == 1 else values
+        commands, _ = make(flat(steer), *(flat(a) for a in arrays))
         return commands.reshape(n, horizon, COMMAND_SIZE)
 
 

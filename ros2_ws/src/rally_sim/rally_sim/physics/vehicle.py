@@ -295,12 +295,7 @@ class Vehicle:
         up under each wheel at the start of each row.
         """
         dts = _positive_dts(dts)
-        steer, rate, drive, brake, handbrake, notes = self.limit_commands(
-            steer, steer_rate, drive, brake, handbrake)
-        commands = np.zeros((len(dts), COMMAND_SIZE))
-        commands[:, C_STEER], commands[:, C_RATE] = steer, rate
-        commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
-        commands[:, C_HANDBRAKE] = handbrake
+        commands, notes = self.torque_commands(steer, steer_rate, drive, brake, handbrake)
         return self._run(commands, dts) + (notes,)
 
     def run_driver(self, steer, steer_rate, throttle, brake, handbrake, gear, dts):
@@ -310,10 +305,32 @@ class Vehicle:
         throttle, brake and handbrake are 0..1 (clamped, noted); gear per row
         AUTOMATIC, -1, 0 or 1..N (CommandError for one that does not exist).
         """
-        self._need_drivetrain()
         dts = _positive_dts(dts)
+        commands, notes = self.driver_commands(steer, steer_rate, throttle, brake, handbrake,
+                                               gear)
+        return self._run(commands, dts) + (notes,)
+
+    def torque_commands(self, steer, steer_rate, drive, brake, handbrake):
+        """Return N kernel command rows (N, COMMAND_SIZE) of per-wheel torques, and the notes."""
+        steer, rate, drive, brake, handbrake, notes = self.limit_commands(
+            steer, steer_rate, drive, brake, handbrake)
+        commands = np.zeros((len(steer), COMMAND_SIZE))     # C_DRIVER 0: torque mode
+        commands[:, C_STEER], commands[:, C_RATE] = steer, rate
+        commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
+        commands[:, C_HANDBRAKE] = handbrake
+        return commands, notes
+
+    def driver_commands(self, steer, steer_rate, throttle, brake, handbrake, gear):
+        """
+        Return N kernel command rows of a driver (DriverCommand's fields), and the notes.
+
+        Raises CommandError for a car without a drivetrain, a non-finite value
+        or a gear that does not exist (naming the row).
+        """
+        self._need_drivetrain()
+        rows = np.zeros((len(np.atleast_1d(np.asarray(steer, dtype=float))), 4))
         steer, rate, _, _, handbrake, notes = self.limit_commands(
-            steer, steer_rate, np.zeros((len(dts), 4)), np.zeros((len(dts), 4)), handbrake)
+            steer, steer_rate, rows, rows, handbrake)
         throttle = _checked('throttle', throttle, 1)
         pedal = _checked('brake', brake, 1)
         gear = _checked('gear', gear, 1)
@@ -321,13 +338,13 @@ class Vehicle:
         extra: List[Tuple[int, str]] = []
         throttle = _clamp(extra, 'throttle', throttle, 0.0, 1.0)
         pedal = _clamp(extra, 'brake', pedal, 0.0, 1.0)
-        commands = np.zeros((len(dts), COMMAND_SIZE))
+        commands = np.zeros((len(steer), COMMAND_SIZE))
         commands[:, C_STEER], commands[:, C_RATE] = steer, rate
         commands[:, C_BRAKE:C_BRAKE + 4] = (pedal[:, None] * self.brake_limit
                                             + handbrake[:, None] * self.handbrake_torque)
         commands[:, C_HANDBRAKE] = handbrake
         commands[:, C_DRIVER], commands[:, C_THROTTLE], commands[:, C_GEAR] = 1.0, throttle, gear
-        return self._run(commands, dts) + (sorted(notes + extra),)
+        return commands, sorted(notes + extra)
 
     def _run(self, commands: np.ndarray, dts: np.ndarray):
         """Run the checked kernel commands; return the states and tyre states after each."""

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rally_sim.physics import batch as batch_module
-from rally_sim.physics import Vehicle
+from rally_sim.physics import CommandError, Vehicle
 from rally_sim.physics.batch import Batch
 from rally_sim.physics.config import ConfigError
 from rally_sim.physics.model import STATE_SIZE
@@ -124,3 +124,31 @@ def test_a_few_cars_run_on_this_thread_with_the_same_bits():
     assert 3 <= batch_module.FEW_CARS < CARS
     np.testing.assert_array_equal(few.states, many.states[:3])
     np.testing.assert_array_equal(few.tyres, many.tyres[:3])
+
+
+def test_a_batch_of_drivetrain_cars_is_the_single_car_in_driver_mode_bit_for_bit():
+    from rally_sim.physics.drivetrain import AUTOMATIC
+    config = vehicle('rwd_gravel')
+    rng = np.random.default_rng(5)
+    steer = rng.uniform(-0.3, 0.3, (CARS, HORIZON))
+    throttle = rng.uniform(0.0, 1.0, (CARS, HORIZON))
+    pedal = np.where(np.arange(HORIZON) > 20, 0.3, 0.0) * np.ones((CARS, 1))
+    gear = np.full((CARS, HORIZON), AUTOMATIC)
+    gear[1] = 2.0                                    # one car held in second
+    states = starts(config)
+    states[2, 0] = np.nan                            # and one invalid
+    result = Batch(config, CARS).rollout_driver(states, steer, throttle, pedal, gear=gear,
+                                                dt=DT)
+    assert result.valid.tolist() == [True, True, False, True, True]
+    for i in (0, 1, 3, 4):
+        car = Vehicle(config)
+        car.state[:] = states[i]
+        car.work.refresh_jacobian()
+        expected, tyres, _ = car.run_driver(steer[i], np.zeros(HORIZON), throttle[i], pedal[i],
+                                            np.zeros(HORIZON), gear[i], np.full(HORIZON, DT))
+        np.testing.assert_array_equal(result.states[i], expected)
+        np.testing.assert_array_equal(result.tyres[i], tyres)
+    assert np.isnan(result.states[2]).all()
+    with pytest.raises(CommandError, match='gear = 7'):
+        Batch(config, CARS).rollout_driver(starts(config), steer, throttle,
+                                           gear=np.full((CARS, HORIZON), 7.0), dt=DT)
