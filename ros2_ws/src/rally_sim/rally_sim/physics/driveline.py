@@ -124,13 +124,14 @@ def drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float,
     throttle = command[C_THROTTLE] if state[SHIFT_LEFT] == 0.0 else 0.0
     torque = engine_torque(state[ENGINE], throttle, p, d)
     engine_inertia = p[d + D_INERTIA]
-    engine = state[ENGINE] + h * torque / engine_inertia
+    per_inertia = 1.0 / engine_inertia
+    engine = state[ENGINE] + h * torque * per_inertia
     for i in range(4):
         wheel[W_DRIVE, i] = 0.0                       # impulses on each wheel [N m s]
     ratio = gear_ratio(state[GEAR], p)
     capacity = clutch_capacity(state, p) * h
-    clutch = _solve_couplings(engine, engine_inertia, ratio, capacity, p, h, wheel)
-    engine -= clutch / engine_inertia
+    clutch = _solve_couplings(engine, per_inertia, ratio, capacity, p, h, wheel)
+    engine -= clutch * per_inertia
     per_second = 1.0 / h
     for i in range(4):
         wheel[W_DRIVE, i] *= per_second
@@ -151,12 +152,13 @@ def _weighted_spin(p: np.ndarray, wheel: np.ndarray) -> float:
 
 
 @njit_inline
-def _solve_couplings(engine: float, engine_inertia: float, ratio: float, capacity: float,
+def _solve_couplings(engine: float, per_inertia: float, ratio: float, capacity: float,
                      p: np.ndarray, h: float, wheel: np.ndarray) -> float:
     """
     Apply the clutch's and differentials' impulses to wheel[W_SPIN]; return the clutch's.
 
-    The clutch impulse (engine side, N m s) is accumulated within capacity
+    per_inertia: 1 / the engine's inertia. The clutch impulse (engine
+    side, N m s) is accumulated within capacity
     (N m s), in the direction the engine turns the wheels or they it; each
     axle differential's transfer (wheel[W_TRANSFER]) within its capacity
     for the clutch torque of the moment; a locked centre one unlimited.
@@ -176,12 +178,13 @@ def _solve_couplings(engine: float, engine_inertia: float, ratio: float, capacit
     layout = p[d + D_LAYOUT]
     passes = PASSES if p[d + D_COUPLED] else 1    # the clutch alone (open differentials):
     #                                                 exact in one pass
+    # The impulse P that ends the step at engine = ratio x input: the engine loses P / I_e,
+    # the input gains ratio x gain x compliance x P (coupling_torque's equation, one division).
+    per_impulse = 1.0 / (per_inertia + ratio * gain * compliance) if gain != 0.0 else 0.0
     for _ in range(passes):
         if gain != 0.0:
-            impulse = h * coupling_torque(engine - clutch / engine_inertia,
-                                          _weighted_spin(p, wheel), engine_inertia,
-                                          ratio / (gain * compliance), ratio, math.inf, h)
-            new = min(max(clutch + impulse, low), high)
+            slip = engine - clutch * per_inertia - ratio * _weighted_spin(p, wheel)
+            new = min(max(clutch + slip * per_impulse, low), high)
             for i in range(4):
                 _push(wheel, i, gain * axle_weights(p, i) * (new - clutch))
             clutch = new
