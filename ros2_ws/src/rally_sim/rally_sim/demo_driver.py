@@ -4,8 +4,8 @@ The demo behind `./rally run`: the simulator node and a built-in driver.
     python -m rally_sim.demo [--driver path|drift|manoeuvre] [--duration S] [--vehicle NAME]
         [--surface S] [--real-time-factor F] [--output DIR] [--record BAG_DIR]
 
-Starts the simulator node (its own process, real-time pacing, owning /clock)
-and a driver: by default the example path follower (its own process, speed
+Starts the simulator node (its own process, real-time pacing, owning /clock;
+synchronous with the example controller, when one drives) and a driver: by default the example path follower (its own process, speed
 mode) round the rally stage's tarmac, gravel, snow and ice; the example
 drift controller holding a rear-wheel-drive car in a drift round the gravel
 skid pad through its drivetrain (throttle in second gear); or a scripted
@@ -203,9 +203,9 @@ def parse_args(argv):
     parser.add_argument('--surface', help='surface type, map or stage (default: rally_stage '
                                           'for path, skid_pad for drift, gravel for manoeuvre)')
     parser.add_argument('--real-time-factor', type=float, default=1.0,
-                        help='simulated seconds per wall second (default 1; above 1 the '
-                             'controllers answer late in simulated time, and the drift '
-                             'controller loses the slide)')
+                        help='simulated seconds per wall second (default 1; the simulator '
+                             'waits for its controller, so any factor the machine keeps up '
+                             'with gives the same run)')
     parser.add_argument('--output', default='out', help='folder for the results (default out)')
     parser.add_argument('--record', metavar='DIR',
                         help='also record every topic into a rosbag2 bag (MCAP) in DIR')
@@ -246,10 +246,9 @@ def processes_for(args, folder: str) -> List[subprocess.Popen]:
                   initial_yaw=path.locate(start_x, start_y).heading_rad,
                   initial_speed=DRIVERS[args.driver]['initial_speed'])
     module = {'path': 'path_follower', 'drift': 'drift_controller'}[args.driver]
-    if args.driver == 'drift':
-        # Synchronous: the simulator waits for the controller's first answer and then for
-        # each one, so a slide is never lost to the controller's start-up or a late answer.
-        params['sync_controllers'] = f'[{module}]'
+    # Synchronous: the simulator waits for the controller's first answer and then for each
+    # one, so no time runs before it has started and no answer comes late.
+    params['sync_controllers'] = f'[{module}]'
     return [start('rally_sim.ros.node', params, simulator_log),
             start(f'rally_sim.ros.{module}', {}, os.path.join(folder, f'{module}.log'))]
 

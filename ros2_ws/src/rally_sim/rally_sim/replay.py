@@ -74,9 +74,9 @@ def read_inputs(path: str) -> InputTable:
             f'{path}: columns must be {", ".join(REQUIRED)} (optional: {", ".join(OPTIONAL)}),'
             f' or for a driver {", ".join(DRIVER_REQUIRED)} (optional: '
             f'{", ".join(DRIVER_OPTIONAL)}); missing {missing}, unknown {unknown}')
-    data = {c: np.zeros(len(rows)) for c in REQUIRED + OPTIONAL + DRIVER_REQUIRED}
-    data['gear'] = np.full(len(rows), AUTOMATIC)
-    data['brake'] = np.zeros(len(rows))
+    data = {c: np.zeros(len(rows)) for c in REQUIRED + OPTIONAL + DRIVER_REQUIRED
+            + DRIVER_OPTIONAL}
+    data['gear'][:] = AUTOMATIC
     for k, row in enumerate(rows):
         row = {key.strip(): value for key, value in row.items() if key is not None}
         for column in header:

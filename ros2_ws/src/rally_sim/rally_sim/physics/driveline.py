@@ -30,10 +30,10 @@ import math
 import numpy as np
 
 from .drivetrain import (
-    AUTOMATIC, AWD, coupling_torque, D_CLUTCH, D_COUPLED, D_DIFFERENTIAL, D_EFFICIENCY, D_GEARS,
-    D_IDLE_RPM, D_INERTIA, D_LAYOUT, D_SHIFT_DOWN_RPM, D_SHIFT_TIME, D_SHIFT_UP_RPM, D_WEIGHTS,
-    differential_capacity, DIFFERENTIAL_SIZE, engine_torque, FWD, OPEN, overall_ratio,
-    RPM_PER_RAD_S, RWD)
+    AUTOMATIC, AWD, coupling_torque, D_CLUTCH, D_COUPLED, D_DIFFERENTIAL, D_EFFICIENCY,
+    D_ENGAGEMENT, D_GEARS, D_IDLE_RPM, D_INERTIA, D_LAYOUT, D_SHIFT_DOWN_RPM, D_SHIFT_TIME,
+    D_SHIFT_UP_RPM, D_WEIGHTS, differential_capacity, DIFFERENTIAL_SIZE, engine_torque, FWD,
+    OPEN, overall_ratio, RPM_PER_RAD_S, RWD)
 from .jit import njit, njit_inline
 from .model import (
     C_GEAR, C_THROTTLE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE, GEAR,
@@ -102,9 +102,7 @@ def clutch_capacity(state: np.ndarray, p: np.ndarray) -> float:
     d = P_DRIVETRAIN
     if state[SHIFT_LEFT] > 0.0 or state[GEAR] == 0.0:
         return 0.0
-    idle = p[d + D_IDLE_RPM]
-    engaged_rpm = idle + 0.5 * (p[d + D_SHIFT_DOWN_RPM] - idle)
-    engagement = (state[ENGINE] * RPM_PER_RAD_S - idle) / (engaged_rpm - idle)
+    engagement = (state[ENGINE] * RPM_PER_RAD_S - p[d + D_IDLE_RPM]) * p[d + D_ENGAGEMENT]
     return p[d + D_CLUTCH] * min(max(engagement, 0.0), 1.0)
 
 

@@ -44,7 +44,9 @@ D_WEIGHTS = D_DIFFERENTIAL + 3 * DIFFERENTIAL_SIZE
 the differentials' input speed), from the layout and the centre's front share."""
 D_COUPLED = D_WEIGHTS + 4
 """1 if a driven differential is other than open (its outputs coupled), else 0."""
-D_RATIOS = D_COUPLED + 1
+D_ENGAGEMENT = D_COUPLED + 1
+"""The clutch's engagement per rpm above idle: full half way from idle to shift_down_rpm."""
+D_RATIOS = D_ENGAGEMENT + 1
 D_CURVE_RPM = D_RATIOS + MAX_GEARS
 D_CURVE_N_M = D_CURVE_RPM + MAX_CURVE_POINTS
 DRIVETRAIN_SIZE = D_CURVE_N_M + MAX_CURVE_POINTS
@@ -176,6 +178,7 @@ def drivetrain_block(values) -> np.ndarray:
     block[D_WEIGHTS:D_WEIGHTS + 4] = [0.5 * share] * 2 + [0.5 * (1.0 - share)] * 2
     driven = {'fwd': ('front',), 'rwd': ('rear',), 'awd': ('front', 'rear', 'centre')}[layout]
     block[D_COUPLED] = any(values[f'differential.{place}.type'] != 'open' for place in driven)
+    block[D_ENGAGEMENT] = 2.0 / (values['gearbox.shift_down_rpm'] - values['engine.idle_rpm'])
     ratios = values['gearbox.ratios']
     block[D_GEARS] = len(ratios)
     block[D_RATIOS:D_RATIOS + len(ratios)] = ratios

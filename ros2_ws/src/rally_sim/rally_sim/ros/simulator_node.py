@@ -420,9 +420,8 @@ class SimulatorNode(Node):
                                               float(self.vehicle.state[VX]),
                                               self.control_steps * self.dt if integrate
                                               else 0.0)
-            command = Command(self.steer_rad, self.steer_rate, drive, brake, 0.0)
-            if self.vehicle.has_drivetrain:
-                command = self._through_drivetrain(drive, brake)
+            command = (self._through_drivetrain(drive, brake) if self.vehicle.has_drivetrain
+                       else Command(self.steer_rad, self.steer_rate, drive, brake, 0.0))
         elif self.settings['command_mode'] == 'driver':
             command = DriverCommand(self.steer_rad, self.steer_rate, self.throttle, self.pedal,
                                     self.handbrake, self.gear)
