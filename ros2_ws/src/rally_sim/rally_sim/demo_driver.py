@@ -5,8 +5,9 @@ The demo behind `./rally run`: the simulator node and a built-in driver.
         [--surface S] [--real-time-factor F] [--output DIR] [--record BAG_DIR]
 
 Starts the simulator node (its own process, real-time pacing, owning /clock;
-synchronous with the example controller, when one drives) and a driver: by default the example path follower (its own process, speed
-mode) round the rally stage's tarmac, gravel, snow and ice; the example
+synchronous with the example controller, when one drives) and a driver: by
+default the example path follower (its own process, speed mode) round the
+rally stage's tarmac, gravel, snow and ice; the example
 drift controller holding a rear-wheel-drive car in a drift round the gravel
 skid pad through its drivetrain (throttle in second gear); or a scripted
 open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
