@@ -15,10 +15,15 @@ import numpy as np
 from .config import VehicleConfig
 from .drivetrain import AUTOMATIC
 from .integrators import (
-    COMMAND_SIZE, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout, Workspace)
+    COMMAND_SIZE, EULER, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout,
+    Workspace)
 from .jit import njit, njit_parallel, prange
-from .model import DIAG_SIZE, STATE_SIZE
-from .surfaces import Surface
+from .lanes import L_DRIVE, L_HANDBRAKE, L_BRAKE, L_MAX_STEER, LIMIT_SIZE, rollout_lanes
+from .model import (
+    DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
+    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, STATE_SIZE)
+from .surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
+from .tyre import SLIP_DOCUMENT
 from .vehicle import Vehicle
 
 
@@ -93,6 +98,26 @@ class Batch:
         self._wheel = np.repeat(work.wheel[None], cars, axis=0)
         self._matrices = np.repeat(work.matrices[None], cars, axis=0)
         self._ints = np.repeat(work.ints[None], cars, axis=0)
+        self._lane_mu = self._lanes_friction()
+
+    def _lanes_friction(self) -> Optional[np.ndarray]:
+        """
+        Return each car's wheel friction if the cars can run in vector lanes, else None.
+
+        They can in document numerics (explicit Euler, the document's slips
+        and load iteration) without steering lag or Ackermann, on flat ground
+        of one grip (lanes.py).
+        """
+        p = self.params
+        grid, meta = self.template.map_arrays
+        grip = meta[G_OUTSIDE]
+        if not (self.method == EULER and (p[:, P_MODEL] == FOUR_WHEEL).all()
+                and (p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all()
+                and (p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all()
+                and (p[:, P_STEER_TAU] == 0.0).all() and (p[:, P_ACKERMANN] == 0.0).all()
+                and meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == grip).all()):
+            return None
+        return self.tyre_mu * grip
 
     @property
     def work_bytes(self) -> int:
@@ -101,7 +126,7 @@ class Batch:
                                       self._matrices, self._ints))
 
     def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
-                dt: float = 0.01, tyres: bool = True) -> BatchResult:
+                dt: float = 0.01, tyres: bool = True, exact: bool = False) -> BatchResult:
         """
         Advance every car over H rows of inputs, row k held for dt.
 
@@ -111,10 +136,16 @@ class Batch:
         Vehicle.set_command does. Returns the state and tyre state after each
         row (tyres=False: no tyre state, faster, less memory); a car with a
         non-finite input or state gets NaN rows and valid False.
+
+        Without tyre states, cars in document numerics run in vector lanes
+        (lanes.py): within 1e-12 of Vehicle.run, not bit for bit; exact=True
+        runs them as single cars, bit for bit.
         """
         self._check_steer(steer)
         inputs = [('steer_rate', steer_rate, 0.0, ()), ('drive', drive, None, (4,)),
                   ('brake', brake, 0.0, (4,)), ('handbrake', handbrake, 0.0, ())]
+        if self._lane_mu is not None and not tyres and not exact:
+            return self._roll_lanes(states, steer, inputs, dt)
         return self._roll(states, steer, inputs, self.template.torque_commands, dt, tyres)
 
     def rollout_driver(self, states, steer, throttle, brake=None, handbrake=None, gear=None,
@@ -177,6 +208,32 @@ class Batch:
             return BatchResult(states_out, None, valid)
         outs_out[~valid] = np.nan
         return BatchResult(states_out, outs_out[:, :, :DIAG_SIZE], valid)
+
+    def _roll_lanes(self, states, steer, inputs, dt: float) -> BatchResult:
+        """rollout() in vector lanes: the kernel checks and clamps the inputs itself."""
+        steer = np.ascontiguousarray(steer, dtype=float)
+        n, horizon = steer.shape
+        states = np.ascontiguousarray(_shaped('states', states, (n, STATE_SIZE)))
+        rate, drive, brake, handbrake = (
+            np.ascontiguousarray(_shaped(name, np.zeros((n, horizon) + tail) if value is None
+                                         else value, (n, horizon) + tail))
+            for name, value, _, tail in inputs)
+        if not (np.isfinite(dt) and dt > 0.0):
+            raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
+        car = self.template
+        limits = np.zeros(LIMIT_SIZE)
+        limits[L_MAX_STEER] = car.config['steering.max_angle_rad']
+        limits[L_DRIVE:L_DRIVE + 4] = car.drive_limit
+        limits[L_BRAKE:L_BRAKE + 4] = car.brake_limit
+        limits[L_HANDBRAKE:L_HANDBRAKE + 4] = car.handbrake_torque
+        states_out = np.empty((n, horizon, STATE_SIZE))
+        bad = np.zeros(n)
+        rollout_lanes(states, steer, rate, drive, brake, handbrake, self.params,
+                      self._lane_mu, limits, float(dt), car.substeps_for(float(dt)),
+                      int(self.params[:, P_LOAD_ITERATIONS].max()), states_out, bad)
+        valid = bad == 0.0
+        states_out[~valid] = np.nan
+        return BatchResult(states_out, None, valid)
 
     @staticmethod
     def _commands(valid, make, steer, arrays) -> np.ndarray:

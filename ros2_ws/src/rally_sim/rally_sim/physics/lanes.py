@@ -1,0 +1,285 @@
+"""
+Batch rollouts in document numerics with the cars in vector lanes (AVX2: four at once).
+
+The single car's kernel steps one car at a time: each tyre calls the C
+library's atan and sin, one value per call. For many cars in document 002's
+numerics (explicit Euler, its slips and load iteration, no steering lag or
+Ackermann, ground flat with one grip) the same arithmetic runs here stage by
+stage over blocks of LANES cars, each stage a loop over the lanes with no
+calls and no branches (selects), which the compiler turns into vector
+instructions, with lane_math's atan, sin and cos. Every other operation is
+the single car's, in its order, so a car differs from Vehicle.run only by
+those functions' last bits: within 1e-12 over a rollout (test_lanes).
+
+A block's numbers live in one flat work array, row r of lane k at
+r * LANES + k: constant offsets that tell the compiler the rows never overlap.
+"""
+
+import math
+
+import numpy as np
+
+from .jit import njit, njit_inline, njit_parallel, prange
+from .lane_math import lane_atan, lane_sincos
+from .load_transfer import DOCUMENT_TOLERANCE_N
+from .model import (
+    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, OMEGA, P_B, P_C, P_CG_HEIGHT, P_D,
+    P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS,
+    P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA, P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
+from .tyre import DOCUMENT_EPS
+
+LANES = 32
+"""Cars per block: a block's work array (about 20 kB) stays in the L1 cache."""
+
+# Work rows. State: pose, velocities, wheel spins, steer (model.X ... STEER).
+R_X, R_Y, R_YAW, R_VX, R_VY, R_R, R_OMEGA, R_STEER = 0, 1, 2, 3, 4, 5, 6, 10
+# Per-car parameters.
+(R_MASS, R_YAW_INERTIA, R_INERTIA, R_RADIUS, R_LF, R_LR, R_TRACK, R_DRAG, R_ROLLING,
+ R_STEER_RATE, R_ITERATIONS, R_BASE_FRONT, R_BASE_REAR, R_GX, R_GY) = range(11, 26)
+R_B, R_C, R_D, R_MU = 26, 30, 34, 38          # four wheels each
+# This row's command: steer target, rate limit, drive and brake torques.
+R_TARGET, R_RATE, R_DRIVE, R_BRAKE = 42, 43, 44, 48
+# Work: front steer cos/sin, heading cos/sin, tyre forces per newton, loads.
+R_COS, R_SIN, R_COS_YAW, R_SIN_YAW = 52, 53, 54, 55
+R_UNIT_X, R_UNIT_Y, R_AX, R_AY, R_LOAD = 56, 60, 64, 68, 72
+R_CONVERGED, R_BAD = 76, 77
+ROWS = 78
+
+L_MAX_STEER, L_DRIVE, L_BRAKE, L_HANDBRAKE = 0, 1, 5, 9
+LIMIT_SIZE = 13
+"""The command limits (Vehicle.limit_commands'): max steer, then per wheel the drive
+limit, the brake limit and the handbrake torque."""
+
+
+@njit_inline
+def _guard(x: float) -> float:
+    """tyre._signed_guard as a select: |x| < 1e-9 becomes +-1e-9."""
+    small = DOCUMENT_EPS if x >= 0.0 else -DOCUMENT_EPS
+    return x if abs(x) >= DOCUMENT_EPS else small
+
+
+@njit_inline
+def _tyre(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
+    """model._tyre with the document's slips for wheel i of lane k: force per newton."""
+    vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
+    wheel_vx = vx - r * py
+    wheel_vy = vy + r * px
+    vx_t = wheel_vx * cos_d + wheel_vy * sin_d
+    vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
+    omega_r = w[(R_OMEGA + i) * LANES + k] * w[R_RADIUS * LANES + k]
+    below = _guard(vx_t) if vx_t >= omega_r else _guard(omega_r)
+    sx = (omega_r - vx_t) / below
+    sy = vy_t / _guard(omega_r)
+    s = math.sqrt(sx * sx + sy * sy)
+    moving = s > DOCUMENT_EPS
+    s_safe = s if moving else 1.0
+    magnitude = w[(R_D + i) * LANES + k] * lane_sincos(
+        w[(R_C + i) * LANES + k] * lane_atan(w[(R_B + i) * LANES + k] * s))[0]
+    fx_t = magnitude * sx / s_safe if moving else 0.0
+    fy_t = -magnitude * sy / s_safe if moving else 0.0
+    mu = w[(R_MU + i) * LANES + k]
+    fx_t *= mu
+    fy_t *= mu
+    w[(R_UNIT_X + i) * LANES + k] = fx_t
+    w[(R_UNIT_Y + i) * LANES + k] = fy_t
+    w[(R_AX + i) * LANES + k] = fx_t * cos_d - fy_t * sin_d
+    w[(R_AY + i) * LANES + k] = fx_t * sin_d + fy_t * cos_d
+    w[(R_LOAD + i) * LANES + k] = w[(R_BASE_FRONT if i < 2 else R_BASE_REAR) * LANES + k]
+
+
+@njit_inline
+def _steer_and_tyres(w, h: float) -> None:
+    """Move each lane's steer (rate limit, no lag) and evaluate its four tyres."""
+    for k in range(LANES):
+        steer = w[R_STEER * LANES + k]
+        rate = w[R_RATE * LANES + k]
+        own = w[R_STEER_RATE * LANES + k]
+        rate = rate if rate > 0.0 and (own <= 0.0 or rate < own) else own
+        target = w[R_TARGET * LANES + k]
+        max_change = rate * h
+        limited = steer + min(max(target - steer, -max_change), max_change)
+        steer = limited if rate > 0.0 else target
+        w[R_STEER * LANES + k] = steer
+        sin_d, cos_d = lane_sincos(steer)
+        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
+        _tyre(w, k, 0, lf, c, cos_d, sin_d)
+        _tyre(w, k, 1, lf, -c, cos_d, sin_d)
+        _tyre(w, k, 2, -lr, c, 1.0, 0.0)
+        _tyre(w, k, 3, -lr, -c, 1.0, 0.0)
+        w[R_CONVERGED * LANES + k] = 0.0
+
+
+@njit_inline
+def _load_pass(w, n: int) -> None:
+    """Pass n of document 002's load iteration in every lane not yet converged."""
+    for k in range(LANES):
+        active = n < w[R_ITERATIONS * LANES + k] and w[R_CONVERGED * LANES + k] == 0.0
+        force_x = 0.0
+        force_y = 0.0
+        for i in range(4):
+            load = w[(R_LOAD + i) * LANES + k]
+            force_x += w[(R_AX + i) * LANES + k] * load if load > 0.0 else 0.0
+            force_y += w[(R_AY + i) * LANES + k] * load if load > 0.0 else 0.0
+        gx, gy = w[R_GX * LANES + k], w[R_GY * LANES + k]
+        change = 0.0
+        for i in range(4):
+            base = w[(R_BASE_FRONT if i < 2 else R_BASE_REAR) * LANES + k]
+            old = w[(R_LOAD + i) * LANES + k]
+            load = base + (gx if i < 2 else -gx) * force_x + (
+                (-1.0 if i % 2 == 0 else 1.0) * gy) * force_y
+            change = max(change, abs(load - old))
+            w[(R_LOAD + i) * LANES + k] = load if active else old
+        converged = active and change <= DOCUMENT_TOLERANCE_N
+        w[R_CONVERGED * LANES + k] = 1.0 if converged else w[R_CONVERGED * LANES + k]
+
+
+@njit_inline
+def _chassis_euler(w, h: float) -> None:
+    """model._chassis, one explicit Euler step, the brakes and the pose (document 002)."""
+    for k in range(LANES):
+        vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
+        mass, inertia = w[R_MASS * LANES + k], w[R_INERTIA * LANES + k]
+        radius = w[R_RADIUS * LANES + k]
+        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
+        force_x = mass * 0.0
+        force_y = mass * 0.0
+        moment_z = 0.0
+        for i in range(4):
+            px = lf if i < 2 else -lr
+            py = c if i % 2 == 0 else -c
+            load = 0.0 if w[(R_LOAD + i) * LANES + k] < 0.0 else w[(R_LOAD + i) * LANES + k]
+            fx = w[(R_AX + i) * LANES + k] * load
+            fy = w[(R_AY + i) * LANES + k] * load
+            force_x += fx
+            force_y += fy
+            moment_z += px * fy - py * fx
+            tyre_fx = w[(R_UNIT_X + i) * LANES + k] * load
+            spin = (w[(R_DRIVE + i) * LANES + k] - tyre_fx * radius) / inertia
+            omega = w[(R_OMEGA + i) * LANES + k] + h * spin
+            brake = w[(R_BRAKE + i) * LANES + k]
+            limit = h * brake / inertia
+            braked = 0.0 if abs(omega) <= limit else omega - math.copysign(limit, omega)
+            w[(R_OMEGA + i) * LANES + k] = braked if brake > 0.0 else omega
+        resistance = w[R_ROLLING * LANES + k] + w[R_DRAG * LANES + k] * math.sqrt(
+            vx * vx + vy * vy)
+        new_vx = vx + h * (vy * r + (force_x - resistance * vx) / mass)
+        new_vy = vy + h * (-vx * r + (force_y - resistance * vy) / mass)
+        new_r = r + h * (moment_z / w[R_YAW_INERTIA * LANES + k])
+        w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k] = new_vx, new_vy, new_r
+        c0, s0 = w[R_COS_YAW * LANES + k], w[R_SIN_YAW * LANES + k]
+        w[R_X * LANES + k] += (new_vx * c0 - new_vy * s0) * h
+        w[R_Y * LANES + k] += (new_vx * s0 + new_vy * c0) * h
+        yaw = w[R_YAW * LANES + k] + new_r * h
+        w[R_YAW * LANES + k] = yaw
+        w[R_SIN_YAW * LANES + k], w[R_COS_YAW * LANES + k] = lane_sincos(yaw)
+
+
+@njit_inline
+def _load_block(w, first: int, count: int, states, params, mu) -> None:
+    """Copy the block's cars' state and parameters into the lanes (the last car repeated)."""
+    for k in range(LANES):
+        car = first + min(k, count - 1)
+        bad = 0.0
+        for j in range(STEER + 1):
+            w[j * LANES + k] = states[car, j]
+        for j in range(STATE_SIZE):
+            bad = bad if math.isfinite(states[car, j]) else 1.0
+        w[R_BAD * LANES + k] = bad
+        p = params[car]
+        for row, index in ((R_MASS, P_MASS), (R_YAW_INERTIA, P_YAW_INERTIA),
+                           (R_INERTIA, P_WHEEL_INERTIA), (R_RADIUS, P_RADIUS), (R_LF, P_LF),
+                           (R_LR, P_LR), (R_TRACK, P_HALF_TRACK), (R_DRAG, P_DRAG),
+                           (R_ROLLING, P_ROLLING), (R_STEER_RATE, P_STEER_RATE),
+                           (R_ITERATIONS, P_LOAD_ITERATIONS)):
+            w[row * LANES + k] = p[index]
+        for i in range(4):
+            w[(R_B + i) * LANES + k] = p[P_B + i]
+            w[(R_C + i) * LANES + k] = p[P_C + i]
+            w[(R_D + i) * LANES + k] = p[P_D + i]
+            w[(R_MU + i) * LANES + k] = mu[car, i]
+        # load_transfer._formula, as the single car computes it
+        wheelbase = p[P_LF] + p[P_LR]
+        weight = p[P_MASS] * p[P_GRAVITY]
+        w[R_BASE_FRONT * LANES + k] = 0.5 * weight * p[P_LR] / wheelbase
+        w[R_BASE_REAR * LANES + k] = 0.5 * weight * p[P_LF] / wheelbase
+        w[R_GX * LANES + k] = -p[P_CG_HEIGHT] / (2.0 * wheelbase)
+        w[R_GY * LANES + k] = p[P_CG_HEIGHT] / (4.0 * p[P_HALF_TRACK])
+        sin_yaw, cos_yaw = lane_sincos(w[R_YAW * LANES + k])
+        w[R_SIN_YAW * LANES + k], w[R_COS_YAW * LANES + k] = sin_yaw, cos_yaw
+
+
+@njit_inline
+def _clamped(value: float, low: float, high: float) -> float:
+    """np.clip's result for one value."""
+    return min(max(value, low), high)
+
+
+@njit_inline
+def _load_command(w, first: int, count: int, row: int, steer, rate, drive, brake,
+                  handbrake, limits) -> None:
+    """Vehicle.limit_commands for input row `row` of each lane; non-finite input: bad lane."""
+    for k in range(LANES):
+        car = first + min(k, count - 1)
+        target = steer[car, row]
+        lever = handbrake[car, row]
+        finite = math.isfinite(target) and math.isfinite(rate[car, row]) and math.isfinite(lever)
+        w[R_TARGET * LANES + k] = _clamped(target, -limits[L_MAX_STEER], limits[L_MAX_STEER])
+        w[R_RATE * LANES + k] = abs(rate[car, row])
+        lever = _clamped(lever, 0.0, 1.0)
+        for i in range(4):
+            torque = drive[car, row, i]
+            braking = brake[car, row, i]
+            finite = finite and math.isfinite(torque) and math.isfinite(braking)
+            w[(R_DRIVE + i) * LANES + k] = _clamped(torque, -limits[L_DRIVE + i],
+                                                    limits[L_DRIVE + i])
+            w[(R_BRAKE + i) * LANES + k] = _clamped(braking, 0.0, limits[L_BRAKE + i]) + (
+                lever * limits[L_HANDBRAKE + i])
+        if not finite:
+            w[R_BAD * LANES + k] = 1.0
+
+
+@njit_inline
+def _store(w, first: int, count: int, row: int, states, states_out) -> None:
+    """Write the block's cars' states after input row `row`; a non-finite one: bad lane."""
+    for k in range(count):
+        car = first + k
+        total = 0.0
+        for j in range(STEER + 1):
+            value = w[j * LANES + k]
+            states_out[car, row, j] = value
+            total += value
+        for j in range(STEER + 1, STATE_SIZE):
+            states_out[car, row, j] = states[car, j]
+        if not math.isfinite(total):
+            w[R_BAD * LANES + k] = 1.0
+
+
+@njit_parallel
+def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limits,
+                  dt: float, substeps: int, passes: int, states_out, bad) -> None:
+    """
+    Roll N cars over H input rows (each held for dt in `substeps` Euler steps).
+
+    states (N, STATE_SIZE); steer, rate, handbrake (N, H); drive, brake
+    (N, H, 4) as Batch.rollout takes them; params (N, PARAM_SIZE); mu (N, 4):
+    each wheel's tyre mu times the ground's grip; limits (LIMIT_SIZE);
+    passes: the most load iterations of any car. Writes states_out
+    (N, H, STATE_SIZE) and bad (N): 1 where an input or state was not finite.
+    """
+    n, horizon = steer.shape
+    h = dt / substeps
+    for block in prange((n + LANES - 1) // LANES):
+        first = block * LANES
+        count = min(LANES, n - first)
+        w = np.empty(ROWS * LANES)
+        _load_block(w, first, count, states, params, mu)
+        for row in range(horizon):
+            _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
+            for _ in range(substeps):
+                _steer_and_tyres(w, h)
+                for pass_ in range(passes):
+                    _load_pass(w, pass_)
+                _chassis_euler(w, h)
+            _store(w, first, count, row, states, states_out)
+        for k in range(count):
+            bad[first + k] = w[R_BAD * LANES + k]
