@@ -21,7 +21,8 @@ from .jit import njit_inline
 
 SQRT3 = math.sqrt(3.0)
 TAN_PI_12 = 2.0 - SQRT3
-"""atan's reduction: |x| > 1 -> pi/2 - atan(1/x); t > tan(pi/12) -> pi/6 + atan(u)."""
+COT_PI_12 = 2.0 + SQRT3
+"""atan's reduction to |u| <= tan(pi/12): atan(a) = off +- atan(u) (lane_atan)."""
 
 HALF_PI_1 = 1.5707963267341256
 HALF_PI_2 = 6.077100506303966e-11
@@ -34,58 +35,53 @@ TWO_OVER_PI = 0.6366197723675814
 
 @njit_inline
 def lane_atan(x: float) -> float:
-    """Return atan(x) [rad] (within 4 ulp of math.atan)."""
+    """Return atan(x) [rad] (within 2 ulp of math.atan)."""
     a = abs(x)
-    big = a > 1.0
-    t = 1.0 / a if big else a
-    mid = t > TAN_PI_12
-    u = (t * SQRT3 - 1.0) / (t + SQRT3) if mid else t      # |u| <= tan(pi/12)
-    z = u * u       # <= 0.072: 14 terms of the series reach 1e-17 relative
-    p = -1.0 / 27.0
-    p = p * z + 1.0 / 25.0
-    p = p * z - 1.0 / 23.0
-    p = p * z + 1.0 / 21.0
-    p = p * z - 1.0 / 19.0
-    p = p * z + 1.0 / 17.0
-    p = p * z - 1.0 / 15.0
-    p = p * z + 1.0 / 13.0
-    p = p * z - 1.0 / 11.0
-    p = p * z + 1.0 / 9.0
-    p = p * z - 1.0 / 7.0
-    p = p * z + 1.0 / 5.0
-    p = p * z - 1.0 / 3.0
-    r = u + u * (z * p)
-    r = r + math.pi / 6.0 if mid else r
-    r = math.pi / 2.0 - r if big else r
-    return math.copysign(r, x)
+    # atan(a) = off + sign atan(num / den) with |num / den| <= tan(pi/12), one division:
+    # a; pi/6 + atan((a sqrt3 - 1) / (a + sqrt3)); pi/3 - atan((sqrt3 - a) / (1 + a sqrt3)),
+    # which is pi/2 - (pi/6 + the former's of 1/a); pi/2 - atan(1 / a).
+    low, one, high = a <= TAN_PI_12, a <= 1.0, a <= COT_PI_12
+    num = a if low else (a * SQRT3 - 1.0 if one else (SQRT3 - a if high else 1.0))
+    den = 1.0 if low else (a + SQRT3 if one else (1.0 + a * SQRT3 if high else a))
+    off = 0.0 if low else (math.pi / 6.0 if one else (math.pi / 3.0 if high else math.pi / 2.0))
+    u = num / den
+    z = u * u       # <= 0.072: the series to u^27 reaches 1e-17 relative
+    y = u + u * (z * _estrin13(z))
+    return math.copysign(off + y if one else off - y, x)
+
+
+@njit_inline
+def _estrin13(z: float) -> float:
+    """Return sum (-1)^n z^(n-1) / (2n+1), n = 1..13 (atan's series after u), by Estrin."""
+    z2 = z * z
+    z4 = z2 * z2
+    z8 = z4 * z4
+    r0 = (-1.0 / 3.0 + z * (1.0 / 5.0)) + z2 * (-1.0 / 7.0 + z * (1.0 / 9.0))
+    r1 = (-1.0 / 11.0 + z * (1.0 / 13.0)) + z2 * (-1.0 / 15.0 + z * (1.0 / 17.0))
+    r2 = (-1.0 / 19.0 + z * (1.0 / 21.0)) + z2 * (-1.0 / 23.0 + z * (1.0 / 25.0))
+    return (r0 + z4 * r1) + z8 * (r2 + z4 * (-1.0 / 27.0))
 
 
 @njit_inline
 def _sin_poly(r: float, z: float) -> float:
-    """Return sin(r) for |r| <= pi/4 (z = r^2), Taylor series to r^17."""
-    p = 1.0 / 355687428096000.0                 # 1/17!
-    p = p * z - 1.0 / 1307674368000.0           # 1/15!
-    p = p * z + 1.0 / 6227020800.0              # 1/13!
-    p = p * z - 1.0 / 39916800.0                # 1/11!
-    p = p * z + 1.0 / 362880.0                  # 1/9!
-    p = p * z - 1.0 / 5040.0
-    p = p * z + 1.0 / 120.0
-    p = p * z - 1.0 / 6.0
-    return r + r * (z * p)
+    """Return sin(r) for |r| <= pi/4 (z = r^2): Taylor series to r^17, by Estrin."""
+    z2 = z * z
+    z4 = z2 * z2
+    r0 = (-1.0 / 6.0 + z * (1.0 / 120.0)) + z2 * (-1.0 / 5040.0 + z * (1.0 / 362880.0))
+    r1 = (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)) + z2 * (
+        -1.0 / 1307674368000.0 + z * (1.0 / 355687428096000.0))
+    return r + r * (z * (r0 + z4 * r1))
 
 
 @njit_inline
 def _cos_poly(z: float) -> float:
-    """Return cos(r) for |r| <= pi/4 (z = r^2), Taylor series to r^18."""
-    p = -1.0 / 6402373705728000.0               # 1/18!
-    p = p * z + 1.0 / 20922789888000.0          # 1/16!
-    p = p * z - 1.0 / 87178291200.0             # 1/14!
-    p = p * z + 1.0 / 479001600.0               # 1/12!
-    p = p * z - 1.0 / 3628800.0                 # 1/10!
-    p = p * z + 1.0 / 40320.0
-    p = p * z - 1.0 / 720.0
-    p = p * z + 1.0 / 24.0
-    return 1.0 - 0.5 * z + z * (z * p)
+    """Return cos(r) for |r| <= pi/4 (z = r^2): Taylor series to r^18, by Estrin."""
+    z2 = z * z
+    z4 = z2 * z2
+    r0 = (1.0 / 24.0 - z * (1.0 / 720.0)) + z2 * (1.0 / 40320.0 - z * (1.0 / 3628800.0))
+    r1 = (1.0 / 479001600.0 - z * (1.0 / 87178291200.0)) + z2 * (
+        1.0 / 20922789888000.0 - z * (1.0 / 6402373705728000.0))
+    return 1.0 - 0.5 * z + z * (z * (r0 + z4 * r1))
 
 
 @njit_inline
@@ -103,3 +99,23 @@ def lane_sincos(x: float) -> tuple:
     sin_x = -sin_x if quadrant >= 2.0 else sin_x
     cos_x = -cos_x if quadrant == 1.0 or quadrant == 2.0 else cos_x
     return sin_x, cos_x
+
+
+@njit_inline
+def lane_sin(x: float) -> float:
+    """Return sin(x) (within 2 ulp of math.sin for |x| < 3e6): one polynomial, no cosine."""
+    k = math.floor(x * (0.5 * TWO_OVER_PI) + 0.5)          # x = k pi + r, |r| <= pi/2
+    r = ((x - k * (2.0 * HALF_PI_1)) - k * (2.0 * HALF_PI_2)) - k * (2.0 * HALF_PI_3)
+    z = r * r
+    z2 = z * z
+    z4 = z2 * z2
+    z8 = z4 * z4
+    # Taylor series to r^23 (|r|^25 / 25! < 1e-20), by Estrin
+    r0 = (-1.0 / 6.0 + z * (1.0 / 120.0)) + z2 * (-1.0 / 5040.0 + z * (1.0 / 362880.0))
+    r1 = (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)) + z2 * (
+        -1.0 / 1307674368000.0 + z * (1.0 / 355687428096000.0))
+    r2 = (-1.0 / 121645100408832000.0 + z * (1.0 / 51090942171709440000.0)) + z2 * (
+        -1.0 / 25852016738884976640000.0)
+    sin_r = r + r * (z * ((r0 + z4 * r1) + z8 * r2))
+    odd = k - 2.0 * math.floor(0.5 * k) == 1.0
+    return -sin_r if odd else sin_r

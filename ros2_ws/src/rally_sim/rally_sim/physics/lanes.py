@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .jit import njit, njit_inline, njit_parallel, prange
-from .lane_math import lane_atan, lane_sincos
+from .lane_math import lane_atan, lane_sin, lane_sincos
 from .load_transfer import DOCUMENT_TOLERANCE_N
 from .model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, OMEGA, P_B, P_C, P_CG_HEIGHT, P_D,
@@ -28,7 +28,7 @@ from .model import (
     P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA, P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
 from .tyre import DOCUMENT_EPS
 
-LANES = 32
+LANES = 16
 """Cars per block: a block's work array (about 20 kB) stays in the L1 cache."""
 
 # Work rows. State: pose, velocities, wheel spins, steer (model.X ... STEER).
@@ -43,7 +43,8 @@ R_TARGET, R_RATE, R_DRIVE, R_BRAKE = 42, 43, 44, 48
 R_COS, R_SIN, R_COS_YAW, R_SIN_YAW = 52, 53, 54, 55
 R_UNIT_X, R_UNIT_Y, R_AX, R_AY, R_LOAD = 56, 60, 64, 68, 72
 R_CONVERGED, R_BAD = 76, 77
-ROWS = 78
+R_SLIP_X, R_SLIP_Y, R_SLIP, R_ARGUMENT, R_MAGNITUDE = 78, 82, 86, 90, 94
+ROWS = 98
 
 L_MAX_STEER, L_DRIVE, L_BRAKE, L_HANDBRAKE = 0, 1, 5, 9
 LIMIT_SIZE = 13
@@ -59,8 +60,8 @@ def _guard(x: float) -> float:
 
 
 @njit_inline
-def _tyre(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
-    """model._tyre with the document's slips for wheel i of lane k: force per newton."""
+def _slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
+    """model._tyre up to the magic formula's argument, the document's slips, wheel i, lane k."""
     vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
     wheel_vx = vx - r * py
     wheel_vy = vy + r * px
@@ -71,10 +72,52 @@ def _tyre(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -
     sx = (omega_r - vx_t) / below
     sy = vy_t / _guard(omega_r)
     s = math.sqrt(sx * sx + sy * sy)
+    w[(R_SLIP_X + i) * LANES + k] = sx
+    w[(R_SLIP_Y + i) * LANES + k] = sy
+    w[(R_SLIP + i) * LANES + k] = s
+    w[(R_ARGUMENT + i) * LANES + k] = w[(R_B + i) * LANES + k] * s
+
+
+@njit_inline
+def _steer_and_slips(w, h: float) -> None:
+    """Move each lane's steer (rate limit, no lag); each tyre's slips."""
+    for k in range(LANES):
+        steer = w[R_STEER * LANES + k]
+        rate = w[R_RATE * LANES + k]
+        own = w[R_STEER_RATE * LANES + k]
+        rate = rate if rate > 0.0 and (own <= 0.0 or rate < own) else own
+        target = w[R_TARGET * LANES + k]
+        max_change = rate * h
+        limited = steer + min(max(target - steer, -max_change), max_change)
+        steer = limited if rate > 0.0 else target
+        w[R_STEER * LANES + k] = steer
+        w[R_SIN * LANES + k], w[R_COS * LANES + k] = lane_sincos(steer)
+    for k in range(LANES):
+        cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
+        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
+        _slips(w, k, 0, lf, c, cos_d, sin_d)
+        _slips(w, k, 1, lf, -c, cos_d, sin_d)
+        _slips(w, k, 2, -lr, c, 1.0, 0.0)
+        _slips(w, k, 3, -lr, -c, 1.0, 0.0)
+
+
+@njit_inline
+def _magic_formula(w) -> None:
+    """D sin(C atan(B s)) of every tyre of every lane (one short loop: latencies overlap)."""
+    for j in range(4 * LANES):
+        w[R_MAGNITUDE * LANES + j] = w[R_C * LANES + j] * lane_atan(w[R_ARGUMENT * LANES + j])
+    for j in range(4 * LANES):
+        w[R_MAGNITUDE * LANES + j] = w[R_D * LANES + j] * lane_sin(w[R_MAGNITUDE * LANES + j])
+
+
+@njit_inline
+def _forces(w, k: int, i: int, cos_d: float, sin_d: float) -> None:
+    """The rest of model._tyre for wheel i of lane k: force per newton; static load."""
+    sx, sy = w[(R_SLIP_X + i) * LANES + k], w[(R_SLIP_Y + i) * LANES + k]
+    s = w[(R_SLIP + i) * LANES + k]
+    magnitude = w[(R_MAGNITUDE + i) * LANES + k]
     moving = s > DOCUMENT_EPS
     s_safe = s if moving else 1.0
-    magnitude = w[(R_D + i) * LANES + k] * lane_sincos(
-        w[(R_C + i) * LANES + k] * lane_atan(w[(R_B + i) * LANES + k] * s))[0]
     fx_t = magnitude * sx / s_safe if moving else 0.0
     fy_t = -magnitude * sy / s_safe if moving else 0.0
     mu = w[(R_MU + i) * LANES + k]
@@ -88,30 +131,23 @@ def _tyre(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -
 
 
 @njit_inline
-def _steer_and_tyres(w, h: float) -> None:
-    """Move each lane's steer (rate limit, no lag) and evaluate its four tyres."""
+def _tyres(w, h: float) -> None:
+    """Steer, then each tyre's force per newton of load (model._tyre), lane by lane."""
+    _steer_and_slips(w, h)
+    _magic_formula(w)
     for k in range(LANES):
-        steer = w[R_STEER * LANES + k]
-        rate = w[R_RATE * LANES + k]
-        own = w[R_STEER_RATE * LANES + k]
-        rate = rate if rate > 0.0 and (own <= 0.0 or rate < own) else own
-        target = w[R_TARGET * LANES + k]
-        max_change = rate * h
-        limited = steer + min(max(target - steer, -max_change), max_change)
-        steer = limited if rate > 0.0 else target
-        w[R_STEER * LANES + k] = steer
-        sin_d, cos_d = lane_sincos(steer)
-        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
-        _tyre(w, k, 0, lf, c, cos_d, sin_d)
-        _tyre(w, k, 1, lf, -c, cos_d, sin_d)
-        _tyre(w, k, 2, -lr, c, 1.0, 0.0)
-        _tyre(w, k, 3, -lr, -c, 1.0, 0.0)
+        cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
+        _forces(w, k, 0, cos_d, sin_d)
+        _forces(w, k, 1, cos_d, sin_d)
+        _forces(w, k, 2, 1.0, 0.0)
+        _forces(w, k, 3, 1.0, 0.0)
         w[R_CONVERGED * LANES + k] = 0.0
 
 
 @njit_inline
-def _load_pass(w, n: int) -> None:
-    """Pass n of document 002's load iteration in every lane not yet converged."""
+def _load_pass(w, n: int) -> bool:
+    """Pass n of document 002's load iteration in every lane not yet converged; any left?"""
+    left = 0.0
     for k in range(LANES):
         active = n < w[R_ITERATIONS * LANES + k] and w[R_CONVERGED * LANES + k] == 0.0
         force_x = 0.0
@@ -131,6 +167,8 @@ def _load_pass(w, n: int) -> None:
             w[(R_LOAD + i) * LANES + k] = load if active else old
         converged = active and change <= DOCUMENT_TOLERANCE_N
         w[R_CONVERGED * LANES + k] = 1.0 if converged else w[R_CONVERGED * LANES + k]
+        left += 1.0 if active and not converged else 0.0
+    return left > 0.0
 
 
 @njit_inline
@@ -169,9 +207,15 @@ def _chassis_euler(w, h: float) -> None:
         c0, s0 = w[R_COS_YAW * LANES + k], w[R_SIN_YAW * LANES + k]
         w[R_X * LANES + k] += (new_vx * c0 - new_vy * s0) * h
         w[R_Y * LANES + k] += (new_vx * s0 + new_vy * c0) * h
-        yaw = w[R_YAW * LANES + k] + new_r * h
-        w[R_YAW * LANES + k] = yaw
-        w[R_SIN_YAW * LANES + k], w[R_COS_YAW * LANES + k] = lane_sincos(yaw)
+        w[R_YAW * LANES + k] += new_r * h
+        # a non-finite state makes the lane bad (the steer is finite with finite inputs)
+        check = (new_vx * 0.0 + new_vy * 0.0) + (new_r * 0.0 + w[R_X * LANES + k] * 0.0) + (
+            w[R_Y * LANES + k] * 0.0 + w[R_YAW * LANES + k] * 0.0) + (
+            w[R_OMEGA * LANES + k] * 0.0 + w[(R_OMEGA + 1) * LANES + k] * 0.0) + (
+            w[(R_OMEGA + 2) * LANES + k] * 0.0 + w[(R_OMEGA + 3) * LANES + k] * 0.0)
+        w[R_BAD * LANES + k] = w[R_BAD * LANES + k] if check == 0.0 else 1.0
+    for k in range(LANES):
+        w[R_SIN_YAW * LANES + k], w[R_COS_YAW * LANES + k] = lane_sincos(w[R_YAW * LANES + k])
 
 
 @njit_inline
@@ -217,41 +261,52 @@ def _clamped(value: float, low: float, high: float) -> float:
 @njit_inline
 def _load_command(w, first: int, count: int, row: int, steer, rate, drive, brake,
                   handbrake, limits) -> None:
-    """Vehicle.limit_commands for input row `row` of each lane; non-finite input: bad lane."""
+    """Vehicle.limit_commands for input row `row` of each lane (inputs checked finite)."""
     for k in range(LANES):
         car = first + min(k, count - 1)
         target = steer[car, row]
         lever = handbrake[car, row]
-        finite = math.isfinite(target) and math.isfinite(rate[car, row]) and math.isfinite(lever)
         w[R_TARGET * LANES + k] = _clamped(target, -limits[L_MAX_STEER], limits[L_MAX_STEER])
         w[R_RATE * LANES + k] = abs(rate[car, row])
         lever = _clamped(lever, 0.0, 1.0)
         for i in range(4):
             torque = drive[car, row, i]
             braking = brake[car, row, i]
-            finite = finite and math.isfinite(torque) and math.isfinite(braking)
             w[(R_DRIVE + i) * LANES + k] = _clamped(torque, -limits[L_DRIVE + i],
                                                     limits[L_DRIVE + i])
             w[(R_BRAKE + i) * LANES + k] = _clamped(braking, 0.0, limits[L_BRAKE + i]) + (
                 lever * limits[L_HANDBRAKE + i])
-        if not finite:
+
+
+@njit_inline
+def _not_finite(values) -> int:
+    """Return how many of a car's input values (a 1-D or 2-D array) are not finite."""
+    count = 0
+    for value in values.ravel():
+        count += 0 if value * 0.0 == 0.0 else 1     # inf * 0 and NaN * 0 are NaN
+    return count
+
+
+@njit_inline
+def _check_inputs(w, first: int, count: int, steer, rate, drive, brake, handbrake) -> None:
+    """Mark a lane bad if any of its car's inputs is not finite (before the rollout)."""
+    for k in range(count):
+        car = first + k
+        wrong = (_not_finite(steer[car]) + _not_finite(rate[car]) + _not_finite(handbrake[car])
+                 + _not_finite(drive[car]) + _not_finite(brake[car]))
+        if wrong > 0:
             w[R_BAD * LANES + k] = 1.0
 
 
 @njit_inline
 def _store(w, first: int, count: int, row: int, states, states_out) -> None:
-    """Write the block's cars' states after input row `row`; a non-finite one: bad lane."""
+    """Write the block's cars' states after input row `row`."""
     for k in range(count):
         car = first + k
-        total = 0.0
         for j in range(STEER + 1):
-            value = w[j * LANES + k]
-            states_out[car, row, j] = value
-            total += value
+            states_out[car, row, j] = w[j * LANES + k]
         for j in range(STEER + 1, STATE_SIZE):
             states_out[car, row, j] = states[car, j]
-        if not math.isfinite(total):
-            w[R_BAD * LANES + k] = 1.0
 
 
 @njit_parallel
@@ -273,12 +328,14 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
         count = min(LANES, n - first)
         w = np.empty(ROWS * LANES)
         _load_block(w, first, count, states, params, mu)
+        _check_inputs(w, first, count, steer, rate, drive, brake, handbrake)
         for row in range(horizon):
             _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
             for _ in range(substeps):
-                _steer_and_tyres(w, h)
+                _tyres(w, h)
                 for pass_ in range(passes):
-                    _load_pass(w, pass_)
+                    if not _load_pass(w, pass_):
+                        break
                 _chassis_euler(w, h)
             _store(w, first, count, row, states, states_out)
         for k in range(count):
