@@ -18,7 +18,7 @@ from .integrators import (
     COMMAND_SIZE, EULER, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout,
     Workspace)
 from .jit import njit, njit_parallel, prange
-from .lanes import L_DRIVE, L_HANDBRAKE, L_BRAKE, L_MAX_STEER, LIMIT_SIZE, rollout_lanes
+from .lanes import rollout_lanes
 from .model import (
     DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
     P_MODEL, P_SLIP_MODEL, P_STEER_TAU, STATE_SIZE)
@@ -98,11 +98,10 @@ class Batch:
         self._wheel = np.repeat(work.wheel[None], cars, axis=0)
         self._matrices = np.repeat(work.matrices[None], cars, axis=0)
         self._ints = np.repeat(work.ints[None], cars, axis=0)
-        self._lane_mu = self._lanes_friction()
 
-    def _lanes_friction(self) -> Optional[np.ndarray]:
+    def _lanes_refusal(self) -> Optional[str]:
         """
-        Return each car's wheel friction if the cars can run in vector lanes, else None.
+        Return why these cars cannot run in vector lanes, or None if they can.
 
         They can in document numerics (explicit Euler, the document's slips
         and load iteration) without steering lag or Ackermann, on flat ground
@@ -110,14 +109,16 @@ class Batch:
         """
         p = self.params
         grid, meta = self.template.map_arrays
-        grip = meta[G_OUTSIDE]
-        if not (self.method == EULER and (p[:, P_MODEL] == FOUR_WHEEL).all()
-                and (p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all()
-                and (p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all()
-                and (p[:, P_STEER_TAU] == 0.0).all() and (p[:, P_ACKERMANN] == 0.0).all()
-                and meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == grip).all()):
-            return None
-        return self.tyre_mu * grip
+        needs = [(self.method == EULER, "integrator 'euler'"),
+                 ((p[:, P_MODEL] == FOUR_WHEEL).all(), "model 'four_wheel'"),
+                 ((p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all(), "slip_model 'document'"),
+                 ((p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all(), "load_transfer 'document'"),
+                 ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
+                 ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
+                 (meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == meta[G_OUTSIDE]).all(),
+                  'a uniform surface')]
+        missing = [text for met, text in needs if not met]
+        return ', '.join(missing) if missing else None
 
     @property
     def work_bytes(self) -> int:
@@ -126,7 +127,7 @@ class Batch:
                                       self._matrices, self._ints))
 
     def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
-                dt: float = 0.01, tyres: bool = True, exact: bool = False) -> BatchResult:
+                dt: float = 0.01, tyres: bool = True, lanes: bool = False) -> BatchResult:
         """
         Advance every car over H rows of inputs, row k held for dt.
 
@@ -137,14 +138,24 @@ class Batch:
         row (tyres=False: no tyre state, faster, less memory); a car with a
         non-finite input or state gets NaN rows and valid False.
 
-        Without tyre states, cars in document numerics run in vector lanes
-        (lanes.py): within 1e-12 of Vehicle.run, not bit for bit; exact=True
-        runs them as single cars, bit for bit.
+        lanes=True (document numerics, tyres=False) runs the cars in vector
+        lanes, several times faster (lanes.py): the single car's arithmetic
+        with atan, sin and cos of its own, within 4 ulp of the C library's,
+        so not bit for bit: where the explicit scheme amplifies rounding (a
+        stiff wheel spin, a spin-out) cars drift apart from Vehicle.run as
+        they would between two C libraries. Raises ValueError naming what the
+        vehicle lacks for lanes.
         """
         self._check_steer(steer)
         inputs = [('steer_rate', steer_rate, 0.0, ()), ('drive', drive, None, (4,)),
                   ('brake', brake, 0.0, (4,)), ('handbrake', handbrake, 0.0, ())]
-        if self._lane_mu is not None and not tyres and not exact:
+        if lanes:
+            if tyres:
+                raise ValueError('lanes=True gives no tyre states: pass tyres=False')
+            refusal = self._lanes_refusal()
+            if refusal:
+                raise ValueError(f'lanes=True needs document numerics; this vehicle lacks '
+                                 f'{refusal}')
             return self._roll_lanes(states, steer, inputs, dt)
         return self._roll(states, steer, inputs, self.template.torque_commands, dt, tyres)
 
@@ -221,15 +232,13 @@ class Batch:
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
         car = self.template
-        limits = np.zeros(LIMIT_SIZE)
-        limits[L_MAX_STEER] = car.config['steering.max_angle_rad']
-        limits[L_DRIVE:L_DRIVE + 4] = car.drive_limit
-        limits[L_BRAKE:L_BRAKE + 4] = car.brake_limit
-        limits[L_HANDBRAKE:L_HANDBRAKE + 4] = car.handbrake_torque
+        limits = np.concatenate([[car.config['steering.max_angle_rad']], car.drive_limit,
+                                 car.brake_limit, car.handbrake_torque])     # lanes.L_*
+        friction = self.tyre_mu * car.map_arrays[1][G_OUTSIDE]      # one grip everywhere
         states_out = np.empty((n, horizon, STATE_SIZE))
         bad = np.zeros(n)
-        rollout_lanes(states, steer, rate, drive, brake, handbrake, self.params,
-                      self._lane_mu, limits, float(dt), car.substeps_for(float(dt)),
+        rollout_lanes(states, steer, rate, drive, brake, handbrake, self.params, friction,
+                      limits, float(dt), car.substeps_for(float(dt)),
                       int(self.params[:, P_LOAD_ITERATIONS].max()), states_out, bad)
         valid = bad == 0.0
         states_out[~valid] = np.nan

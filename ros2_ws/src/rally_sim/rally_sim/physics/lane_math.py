@@ -17,7 +17,9 @@ test/physics/test_lane_math.py.
 
 import math
 
-from .jit import njit_inline
+import numpy as np
+
+from .jit import fma, njit_inline
 
 SQRT3 = math.sqrt(3.0)
 TAN_PI_12 = 2.0 - SQRT3
@@ -46,7 +48,7 @@ def lane_atan(x: float) -> float:
     off = 0.0 if low else (math.pi / 6.0 if one else (math.pi / 3.0 if high else math.pi / 2.0))
     u = num / den
     z = u * u       # <= 0.072: the series to u^27 reaches 1e-17 relative
-    y = u + u * (z * _estrin13(z))
+    y = fma(u, z * _estrin13(z), u)
     return math.copysign(off + y if one else off - y, x)
 
 
@@ -56,10 +58,10 @@ def _estrin13(z: float) -> float:
     z2 = z * z
     z4 = z2 * z2
     z8 = z4 * z4
-    r0 = (-1.0 / 3.0 + z * (1.0 / 5.0)) + z2 * (-1.0 / 7.0 + z * (1.0 / 9.0))
-    r1 = (-1.0 / 11.0 + z * (1.0 / 13.0)) + z2 * (-1.0 / 15.0 + z * (1.0 / 17.0))
-    r2 = (-1.0 / 19.0 + z * (1.0 / 21.0)) + z2 * (-1.0 / 23.0 + z * (1.0 / 25.0))
-    return (r0 + z4 * r1) + z8 * (r2 + z4 * (-1.0 / 27.0))
+    r0 = fma(z2, fma(z, 1.0 / 9.0, -1.0 / 7.0), fma(z, 1.0 / 5.0, -1.0 / 3.0))
+    r1 = fma(z2, fma(z, 1.0 / 17.0, -1.0 / 15.0), fma(z, 1.0 / 13.0, -1.0 / 11.0))
+    r2 = fma(z2, fma(z, 1.0 / 25.0, -1.0 / 23.0), fma(z, 1.0 / 21.0, -1.0 / 19.0))
+    return fma(z8, fma(z4, -1.0 / 27.0, r2), fma(z4, r1, r0))
 
 
 @njit_inline
@@ -67,10 +69,10 @@ def _sin_poly(r: float, z: float) -> float:
     """Return sin(r) for |r| <= pi/4 (z = r^2): Taylor series to r^17, by Estrin."""
     z2 = z * z
     z4 = z2 * z2
-    r0 = (-1.0 / 6.0 + z * (1.0 / 120.0)) + z2 * (-1.0 / 5040.0 + z * (1.0 / 362880.0))
-    r1 = (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)) + z2 * (
-        -1.0 / 1307674368000.0 + z * (1.0 / 355687428096000.0))
-    return r + r * (z * (r0 + z4 * r1))
+    r0 = fma(z2, fma(z, 1.0 / 362880.0, -1.0 / 5040.0), fma(z, 1.0 / 120.0, -1.0 / 6.0))
+    r1 = fma(z2, fma(z, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0),
+             fma(z, 1.0 / 6227020800.0, -1.0 / 39916800.0))
+    return fma(r, z * fma(z4, r1, r0), r)
 
 
 @njit_inline
@@ -78,21 +80,21 @@ def _cos_poly(z: float) -> float:
     """Return cos(r) for |r| <= pi/4 (z = r^2): Taylor series to r^18, by Estrin."""
     z2 = z * z
     z4 = z2 * z2
-    r0 = (1.0 / 24.0 - z * (1.0 / 720.0)) + z2 * (1.0 / 40320.0 - z * (1.0 / 3628800.0))
-    r1 = (1.0 / 479001600.0 - z * (1.0 / 87178291200.0)) + z2 * (
-        1.0 / 20922789888000.0 - z * (1.0 / 6402373705728000.0))
-    return 1.0 - 0.5 * z + z * (z * (r0 + z4 * r1))
+    r0 = fma(z2, fma(z, -1.0 / 3628800.0, 1.0 / 40320.0), fma(z, -1.0 / 720.0, 1.0 / 24.0))
+    r1 = fma(z2, fma(z, -1.0 / 6402373705728000.0, 1.0 / 20922789888000.0),
+             fma(z, -1.0 / 87178291200.0, 1.0 / 479001600.0))
+    return fma(z, z * fma(z4, r1, r0), 1.0 - 0.5 * z)
 
 
 @njit_inline
 def lane_sincos(x: float) -> tuple:
     """Return (sin(x), cos(x)) (within 2 ulp of math.sin, math.cos for |x| < 1.6e6)."""
-    k = math.floor(x * TWO_OVER_PI + 0.5)
+    k = np.floor(x * TWO_OVER_PI + 0.5)
     r = ((x - k * HALF_PI_1) - k * HALF_PI_2) - k * HALF_PI_3      # |r| <= pi/4
     z = r * r
     s = _sin_poly(r, z)
     c = _cos_poly(z)
-    quadrant = k - 4.0 * math.floor(0.25 * k)          # 0, 1, 2 or 3
+    quadrant = k - 4.0 * np.floor(0.25 * k)          # 0, 1, 2 or 3
     odd = quadrant == 1.0 or quadrant == 3.0
     sin_x = c if odd else s
     cos_x = s if odd else c
@@ -104,18 +106,18 @@ def lane_sincos(x: float) -> tuple:
 @njit_inline
 def lane_sin(x: float) -> float:
     """Return sin(x) (within 2 ulp of math.sin for |x| < 3e6): one polynomial, no cosine."""
-    k = math.floor(x * (0.5 * TWO_OVER_PI) + 0.5)          # x = k pi + r, |r| <= pi/2
+    k = np.floor(x * (0.5 * TWO_OVER_PI) + 0.5)          # x = k pi + r, |r| <= pi/2
     r = ((x - k * (2.0 * HALF_PI_1)) - k * (2.0 * HALF_PI_2)) - k * (2.0 * HALF_PI_3)
     z = r * r
     z2 = z * z
     z4 = z2 * z2
     z8 = z4 * z4
     # Taylor series to r^23 (|r|^25 / 25! < 1e-20), by Estrin
-    r0 = (-1.0 / 6.0 + z * (1.0 / 120.0)) + z2 * (-1.0 / 5040.0 + z * (1.0 / 362880.0))
-    r1 = (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)) + z2 * (
-        -1.0 / 1307674368000.0 + z * (1.0 / 355687428096000.0))
-    r2 = (-1.0 / 121645100408832000.0 + z * (1.0 / 51090942171709440000.0)) + z2 * (
-        -1.0 / 25852016738884976640000.0)
-    sin_r = r + r * (z * ((r0 + z4 * r1) + z8 * r2))
-    odd = k - 2.0 * math.floor(0.5 * k) == 1.0
+    r0 = fma(z2, fma(z, 1.0 / 362880.0, -1.0 / 5040.0), fma(z, 1.0 / 120.0, -1.0 / 6.0))
+    r1 = fma(z2, fma(z, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0),
+             fma(z, 1.0 / 6227020800.0, -1.0 / 39916800.0))
+    r2 = fma(z2, -1.0 / 25852016738884976640000.0,
+             fma(z, 1.0 / 51090942171709440000.0, -1.0 / 121645100408832000.0))
+    sin_r = fma(r, z * fma(z8, r2, fma(z4, r1, r0)), r)
+    odd = k - 2.0 * np.floor(0.5 * k) == 1.0
     return -sin_r if odd else sin_r
