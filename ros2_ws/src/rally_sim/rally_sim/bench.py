@@ -134,37 +134,48 @@ BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}
 BATCH_CARS = (100, 300, 1000, 3000, 10000)
 """Batch sizes measured (the targets hold for 1,000-10,000)."""
 
+BATCH_RUNS = (('volvo_v40_document', True, False), ('volvo_v40_document', False, False),
+              ('volvo_v40_document', False, True), ('volvo_v40', False, False),
+              ('volvo_v40', False, True))
+"""(vehicle file, in vector lanes, with tyre states) of each batch figure."""
+
 
 def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
     """Print batch rollout throughput (N cars x H steps of PERIOD_S in one call) and memory."""
     from .physics.batch import Batch
-    print(f'\n{"batch rollouts (H = " + str(horizon) + ")":<24}{"tyres":>6}{"cars":>7}'
-          f'{"car-steps/s":>14}{"car sub-steps/s":>17}{"memory MB":>11}')
+    print(f'\n{"batch rollouts (H = " + str(horizon) + ")":<24}{"kernel":>8}{"tyres":>6}'
+          f'{"cars":>7}{"car-steps/s":>14}{"car sub-steps/s":>17}{"memory MB":>11}')
     curves = {}
-    for name, target in BATCH_TARGETS.items():
+    for name, lanes, tyres in BATCH_RUNS:
         config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
         car = Vehicle(config)
         car.reset(vx=10.0)
         substeps = car.substeps_for(PERIOD_S)
-        for tyres in (True, False):
-            for cars in BATCH_CARS if JIT_ENABLED else (10,):
-                rollouts = Batch(config, cars)
-                states = np.repeat(car.state[None], cars, axis=0)
-                steer = np.full((cars, horizon), COMMAND.steer_rad)
-                drive = np.broadcast_to(np.array(COMMAND.drive_torque_n_m), (cars, horizon, 4))
-                rollouts.rollout(states, steer[:, :1], drive[:, :1], dt=PERIOD_S)   # compile
-                wall = best_of(repeat, lambda: rollouts.rollout(states, steer, drive,
-                                                                dt=PERIOD_S, tyres=tyres))
-                rate = cars * horizon / wall
-                rows = STATE_SIZE + COMMAND_SIZE + (OUTPUT_ROWS * 4 if tyres else 0)
-                memory = rollouts.work_bytes + cars * horizon * 8 * rows   # results, commands
-                curves.setdefault((name, tyres), []).append((cars, rate * (
-                    1 if name == 'volvo_v40_document' else substeps)))
-                print(f'{name:<24}{"yes" if tyres else "no":>6}{cars:>7}{rate:>14,.0f}'
-                      f'{rate * substeps:>17,.0f}{memory / 1e6:>11.1f}')
+        for cars in BATCH_CARS if JIT_ENABLED else (10,):
+            rollouts = Batch(config, cars)
+            states = np.repeat(car.state[None], cars, axis=0)
+            steer = np.full((cars, horizon), COMMAND.steer_rad)
+            drive = np.repeat(np.array(COMMAND.drive_torque_n_m)[None, None], cars * horizon,
+                              axis=0).reshape(cars, horizon, 4)
+
+            def run(rows: int = horizon):
+                return rollouts.rollout(states, steer[:, :rows], drive[:, :rows], dt=PERIOD_S,
+                                        tyres=tyres, lanes=lanes)
+            run(1)          # compile or load the cache
+            rate = cars * horizon / best_of(repeat, run)
+            rows = STATE_SIZE + (0 if lanes else COMMAND_SIZE) + (OUTPUT_ROWS * 4 if tyres else 0)
+            memory = rollouts.work_bytes + cars * horizon * 8 * rows   # results, commands
+            curves.setdefault((name, lanes, tyres), []).append((cars, rate * (
+                1 if name == 'volvo_v40_document' else substeps)))
+            print(f'{name:<24}{"lanes" if lanes else "cars":>8}{"yes" if tyres else "no":>6}'
+                  f'{cars:>7}{rate:>14,.0f}{rate * substeps:>17,.0f}{memory / 1e6:>11.1f}')
     print(f'targets (issue 11): {BATCH_TARGETS["volvo_v40_document"]:,} car-steps/s in '
           f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
           'numerics, N = 1,000-10,000, H = 50')
+    print('kernel: lanes = rollout(lanes=True), the cars in vector lanes (document numerics '
+          'only, not bit for bit); cars = each car the single car\'s kernel, bit for bit. '
+          'Before lanes (this machine, 2026-11-22/23): document numerics 1.47-1.97 M '
+          'car-steps/s without tyre states')
     _plot_batch(curves, plot_path)
     mppi(repeat)
 
@@ -196,11 +207,12 @@ def _plot_batch(curves, path: str) -> None:
     matplotlib.use('Agg')
     from matplotlib import pyplot
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
-    for (name, tyres), points in curves.items():
+    for (name, lanes, tyres), points in curves.items():
         cars, rates = zip(*points)
         unit = 'car-steps/s' if name == 'volvo_v40_document' else 'car sub-steps/s'
-        axes.plot(cars, rates, 'o-' if tyres else 's--',
-                  label=f'{name} ({unit}){"" if tyres else ", no tyre states"}')
+        axes.plot(cars, rates, '^-' if lanes else ('o-' if tyres else 's--'),
+                  label=f'{name} ({unit}){", vector lanes" if lanes else ""}'
+                        f'{"" if tyres else ", no tyre states"}')
     for name, target in BATCH_TARGETS.items():
         axes.axhline(target, color='grey', linewidth=0.8, linestyle=':')
         axes.annotate(f'target {name}', (BATCH_CARS[0], target), fontsize=8,

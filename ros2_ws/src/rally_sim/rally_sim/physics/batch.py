@@ -225,10 +225,10 @@ class Batch:
         steer = np.ascontiguousarray(steer, dtype=float)
         n, horizon = steer.shape
         states = np.ascontiguousarray(_shaped('states', states, (n, STATE_SIZE)))
-        rate, drive, brake, handbrake = (
-            np.ascontiguousarray(_shaped(name, np.zeros((n, horizon) + tail) if value is None
-                                         else value, (n, horizon) + tail))
-            for name, value, _, tail in inputs)
+        rate, drive, brake, handbrake = (     # one row of zeros for each not given
+            np.zeros((1, 1) + tail) if value is None and default is not None else
+            np.ascontiguousarray(_shaped(name, value, (n, horizon) + tail))
+            for name, value, default, tail in inputs)
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
         car = self.template

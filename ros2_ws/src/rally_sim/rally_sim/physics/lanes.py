@@ -261,21 +261,32 @@ def _clamped(value: float, low: float, high: float) -> float:
 @njit_inline
 def _load_command(w, first: int, count: int, row: int, steer, rate, drive, brake,
                   handbrake, limits) -> None:
-    """Vehicle.limit_commands for input row `row` of each lane (inputs checked finite)."""
+    """
+    Vehicle.limit_commands for input row `row` of each lane (inputs checked finite).
+
+    rate, brake, handbrake may have one row and column of zeros (not given).
+    """
     for k in range(LANES):
         car = first + min(k, count - 1)
         target = steer[car, row]
-        lever = handbrake[car, row]
+        lever = handbrake[_given(handbrake, car, row)]
         w[R_TARGET * LANES + k] = _clamped(target, -limits[L_MAX_STEER], limits[L_MAX_STEER])
-        w[R_RATE * LANES + k] = abs(rate[car, row])
+        w[R_RATE * LANES + k] = abs(rate[_given(rate, car, row)])
         lever = _clamped(lever, 0.0, 1.0)
+        at = _given(brake, car, row)
         for i in range(4):
             torque = drive[car, row, i]
-            braking = brake[car, row, i]
+            braking = brake[at[0], at[1], i]
             w[(R_DRIVE + i) * LANES + k] = _clamped(torque, -limits[L_DRIVE + i],
                                                     limits[L_DRIVE + i])
             w[(R_BRAKE + i) * LANES + k] = _clamped(braking, 0.0, limits[L_BRAKE + i]) + (
                 lever * limits[L_HANDBRAKE + i])
+
+
+@njit_inline
+def _given(values, car: int, row: int) -> tuple:
+    """Return (car, row) where `values` has them, (0, 0) in one that was not given."""
+    return (car, row) if values.shape[0] > 1 or values.shape[1] > 1 else (0, 0)
 
 
 @njit_inline
@@ -292,8 +303,9 @@ def _check_inputs(w, first: int, count: int, steer, rate, drive, brake, handbrak
     """Mark a lane bad if any of its car's inputs is not finite (before the rollout)."""
     for k in range(count):
         car = first + k
-        wrong = (_not_finite(steer[car]) + _not_finite(rate[car]) + _not_finite(handbrake[car])
-                 + _not_finite(drive[car]) + _not_finite(brake[car]))
+        wrong = (_not_finite(steer[car]) + _not_finite(rate[_given(rate, car, 0)[0]])
+                 + _not_finite(handbrake[_given(handbrake, car, 0)[0]])
+                 + _not_finite(drive[car]) + _not_finite(brake[_given(brake, car, 0)[0]]))
         if wrong > 0:
             w[R_BAD * LANES + k] = 1.0
 
@@ -316,7 +328,8 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
     Roll N cars over H input rows (each held for dt in `substeps` Euler steps).
 
     states (N, STATE_SIZE); steer, rate, handbrake (N, H); drive, brake
-    (N, H, 4) as Batch.rollout takes them; params (N, PARAM_SIZE); mu (N, 4):
+    (N, H, 4) as Batch.rollout takes them (rate, brake, handbrake not given:
+    zeros of one row and column); params (N, PARAM_SIZE); mu (N, 4):
     each wheel's tyre mu times the ground's grip; limits (LIMIT_SIZE);
     passes: the most load iterations of any car. Writes states_out
     (N, H, STATE_SIZE) and bad (N): 1 where an input or state was not finite.
