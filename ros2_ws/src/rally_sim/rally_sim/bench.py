@@ -173,7 +173,7 @@ def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
           f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
           'numerics, N = 1,000-10,000, H = 50')
     print('kernel: lanes = rollout(lanes=True), the cars in vector lanes (document numerics '
-          'only, not bit for bit); cars = each car the single car\'s kernel, bit for bit. '
+          "only, not bit for bit); cars = each car the single car's kernel, bit for bit. "
           'Before lanes (this machine, 2026-11-22/23): document numerics 1.47-1.97 M '
           'car-steps/s without tyre states')
     _plot_batch(curves, plot_path)

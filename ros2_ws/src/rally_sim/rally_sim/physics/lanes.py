@@ -19,20 +19,21 @@ import math
 
 import numpy as np
 
-from .jit import njit, njit_inline, njit_parallel, prange
+from .jit import njit_inline, njit_parallel, prange
 from .lane_math import lane_atan, lane_sin, lane_sincos
 from .load_transfer import DOCUMENT_TOLERANCE_N
 from .model import (
-    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, OMEGA, P_B, P_C, P_CG_HEIGHT, P_D,
-    P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS,
-    P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA, P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
+    OMEGA, P_B, P_C, P_CG_HEIGHT, P_D, P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF,
+    P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS, P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA,
+    P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
 from .tyre import DOCUMENT_EPS
 
 LANES = 16
-"""Cars per block: a block's work array (about 20 kB) stays in the L1 cache."""
+"""Cars per block: a block's work array (12.5 kB) stays in the L1 cache."""
 
 # Work rows. State: pose, velocities, wheel spins, steer (model.X ... STEER).
-R_X, R_Y, R_YAW, R_VX, R_VY, R_R, R_OMEGA, R_STEER = 0, 1, 2, 3, 4, 5, 6, 10
+R_X, R_Y, R_YAW, R_VX, R_VY, R_R = X, Y, YAW, VX, VX + 1, VX + 2
+R_OMEGA, R_STEER = OMEGA, STEER
 # Per-car parameters.
 (R_MASS, R_YAW_INERTIA, R_INERTIA, R_RADIUS, R_LF, R_LR, R_TRACK, R_DRAG, R_ROLLING,
  R_STEER_RATE, R_ITERATIONS, R_BASE_FRONT, R_BASE_REAR, R_GX, R_GY) = range(11, 26)
@@ -112,7 +113,7 @@ def _magic_formula(w) -> None:
 
 @njit_inline
 def _forces(w, k: int, i: int, cos_d: float, sin_d: float) -> None:
-    """The rest of model._tyre for wheel i of lane k: force per newton; static load."""
+    """Finish model._tyre for wheel i of lane k: force per newton; start from static loads."""
     sx, sy = w[(R_SLIP_X + i) * LANES + k], w[(R_SLIP_Y + i) * LANES + k]
     s = w[(R_SLIP + i) * LANES + k]
     magnitude = w[(R_MAGNITUDE + i) * LANES + k]
@@ -146,7 +147,7 @@ def _tyres(w, h: float) -> None:
 
 @njit_inline
 def _load_pass(w, n: int) -> bool:
-    """Pass n of document 002's load iteration in every lane not yet converged; any left?"""
+    """Run pass n of document 002's load iteration in each lane not yet converged (any left?)."""
     left = 0.0
     for k in range(LANES):
         active = n < w[R_ITERATIONS * LANES + k] and w[R_CONVERGED * LANES + k] == 0.0

@@ -49,7 +49,7 @@ def starts(config, cars: int) -> np.ndarray:
     return np.array(rows)
 
 
-CHILD = '''
+CHILD = """
 import json, math, sys
 import numpy as np
 from rally_sim.physics import jit, lanes
@@ -69,7 +69,7 @@ for dt in (0.01, 0.02):
     exact = batch.rollout(states, **given, dt=dt, tyres=False)
     print(json.dumps([bool(np.array_equal(fast.states, exact.states)),
                       bool(fast.valid.all() and exact.valid.all())]))
-'''
+"""
 
 
 def test_with_the_c_library_functions_the_lanes_are_the_single_car_bit_for_bit():
