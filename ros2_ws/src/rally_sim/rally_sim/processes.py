@@ -6,17 +6,9 @@ from typing import Iterable, List
 
 
 def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
-    """
-    Start `command` with its output (stdout and stderr) into a log file.
-
-    In a session of its own: a terminal's Ctrl-C reaches the tool that
-    started it, which stops it with stop_all(), and never the process
-    itself, which could be in its interpreter's start-up, where Python
-    answers SIGINT with a KeyboardInterrupt traceback.
-    """
+    """Start `command` with its output (stdout and stderr) into a log file."""
     with open(log_path, 'w', encoding='utf-8') as log:
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> None:
