@@ -68,6 +68,12 @@ def _shaped(name: str, value, shape: Sequence[int]) -> np.ndarray:
     return array
 
 
+def _check_dt(dt: float) -> None:
+    """Raise ValueError unless dt is a positive finite number of seconds."""
+    if not (np.isfinite(dt) and dt > 0.0):
+        raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
+
+
 class Batch:
     """N cars of one vehicle file (parameters shared or per car), rolled out together."""
 
@@ -195,8 +201,7 @@ class Batch:
         arrays = [_shaped(name, np.full((n, horizon) + tail, default) if value is None
                           and default is not None else value, (n, horizon) + tail)
                   for name, value, default, tail in inputs]
-        if not (np.isfinite(dt) and dt > 0.0):
-            raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
+        _check_dt(dt)
         valid = np.isfinite(states).all(axis=1) & np.isfinite(steer).all(axis=1)
         for array in arrays:
             valid &= np.isfinite(array).reshape(n, -1).all(axis=1)
@@ -229,8 +234,7 @@ class Batch:
             np.zeros((1, 1) + tail) if value is None and default is not None else
             np.ascontiguousarray(_shaped(name, value, (n, horizon) + tail))
             for name, value, default, tail in inputs)
-        if not (np.isfinite(dt) and dt > 0.0):
-            raise ValueError(f'dt = {dt!r} must be a positive finite number of seconds')
+        _check_dt(dt)
         car = self.template
         limits = np.concatenate([[car.config['steering.max_angle_rad']], car.drive_limit,
                                  car.brake_limit, car.handbrake_torque])     # lanes.L_*

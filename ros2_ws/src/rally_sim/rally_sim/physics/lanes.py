@@ -25,7 +25,7 @@ import numpy as np
 
 from .jit import njit_inline, njit_parallel, prange
 from .lane_math import lane_atan, lane_sin, lane_sincos
-from .load_transfer import DOCUMENT_TOLERANCE_N
+from .load_transfer import DOCUMENT_TOLERANCE_N, load_formula
 from .model import (
     OMEGA, P_B, P_C, P_CG_HEIGHT, P_D, P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF,
     P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS, P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA,
@@ -246,13 +246,10 @@ def _load_block(w, first: int, count: int, states, params, mu) -> None:
             w[(R_C + i) * LANES + k] = p[P_C + i]
             w[(R_D + i) * LANES + k] = p[P_D + i]
             w[(R_MU + i) * LANES + k] = mu[car, i]
-        # load_transfer._formula, as the single car computes it
-        wheelbase = p[P_LF] + p[P_LR]
-        weight = p[P_MASS] * p[P_GRAVITY]
-        w[R_BASE_FRONT * LANES + k] = 0.5 * weight * p[P_LR] / wheelbase
-        w[R_BASE_REAR * LANES + k] = 0.5 * weight * p[P_LF] / wheelbase
-        w[R_GX * LANES + k] = -p[P_CG_HEIGHT] / (2.0 * wheelbase)
-        w[R_GY * LANES + k] = p[P_CG_HEIGHT] / (4.0 * p[P_HALF_TRACK])
+        front, rear, gx, gy = load_formula(p[P_MASS], p[P_GRAVITY], p[P_LF], p[P_LR],
+                                           p[P_HALF_TRACK], p[P_CG_HEIGHT])
+        w[R_BASE_FRONT * LANES + k], w[R_BASE_REAR * LANES + k] = front, rear
+        w[R_GX * LANES + k], w[R_GY * LANES + k] = gx, gy
         sin_yaw, cos_yaw = lane_sincos(w[R_YAW * LANES + k])
         w[R_SIN_YAW * LANES + k], w[R_COS_YAW * LANES + k] = sin_yaw, cos_yaw
 

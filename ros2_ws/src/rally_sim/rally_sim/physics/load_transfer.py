@@ -97,8 +97,8 @@ a_y, output loads, and scratch (SYSTEM: 4 rows, RHS: 1 row)."""
 
 
 @njit
-def _formula(mass: float, gravity: float, cg_to_front: float, cg_to_rear: float,
-             half_track: float, cg_height: float) -> tuple:
+def load_formula(mass: float, gravity: float, cg_to_front: float, cg_to_rear: float,
+                 half_track: float, cg_height: float) -> tuple:
     """
     Return the document's load formula Fz_i = base_i + gx_i F_X + gy_i F_Y as coefficients.
 
@@ -122,8 +122,8 @@ def wheel_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_front:
     Fz_i = base_i + gx_i F_X + gy_i F_Y, and F_X = sum a_x,i Fz_i,
     F_Y = sum a_y,i Fz_i leave a 2 x 2 system for (F_X, F_Y).
     """
-    base_front, base_rear, gx_front, gy_right = _formula(mass, gravity, cg_to_front,
-                                                         cg_to_rear, half_track, cg_height)
+    base_front, base_rear, gx_front, gy_right = load_formula(
+        mass, gravity, cg_to_front, cg_to_rear, half_track, cg_height)
     a11, a12, a21, a22, r1, r2 = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
     for i in range(4):
         base = base_front if i < 2 else base_rear
@@ -166,8 +166,8 @@ def document_loads_work(work: np.ndarray, mass: float, gravity: float, cg_to_fro
     formula knows no lift); a tyre whose load is not positive gives no force,
     in the iteration and in the caller (model._chassis).
     """
-    base_front, base_rear, gx_front, gy_right = _formula(mass, gravity, cg_to_front,
-                                                         cg_to_rear, half_track, cg_height)
+    base_front, base_rear, gx_front, gy_right = load_formula(
+        mass, gravity, cg_to_front, cg_to_rear, half_track, cg_height)
     for i in range(4):
         work[LOAD, i] = base_front if i < 2 else base_rear
     for _ in range(iterations):
