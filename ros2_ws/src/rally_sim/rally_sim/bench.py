@@ -155,8 +155,7 @@ def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
             rollouts = Batch(config, cars)
             states = np.repeat(car.state[None], cars, axis=0)
             steer = np.full((cars, horizon), COMMAND.steer_rad)
-            drive = np.repeat(np.array(COMMAND.drive_torque_n_m)[None, None], cars * horizon,
-                              axis=0).reshape(cars, horizon, 4)
+            drive = np.tile(COMMAND.drive_torque_n_m, (cars, horizon, 1))
 
             def run(rows: int = horizon):
                 return rollouts.rollout(states, steer[:, :rows], drive[:, :rows], dt=PERIOD_S,
