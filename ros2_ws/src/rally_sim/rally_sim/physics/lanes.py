@@ -152,7 +152,7 @@ def _tyres(w, h: float) -> None:
 @njit_inline
 def _load_pass(w, n: int) -> bool:
     """Run pass n of document 002's load iteration in each lane not yet converged (any left?)."""
-    left = 0.0
+    left = 0
     for k in range(LANES):
         active = n < w[R_ITERATIONS * LANES + k] and w[R_CONVERGED * LANES + k] == 0.0
         force_x = 0.0
@@ -172,8 +172,8 @@ def _load_pass(w, n: int) -> bool:
             w[(R_LOAD + i) * LANES + k] = load if active else old
         converged = active and change <= DOCUMENT_TOLERANCE_N
         w[R_CONVERGED * LANES + k] = 1.0 if converged else w[R_CONVERGED * LANES + k]
-        left += 1.0 if active and not converged else 0.0
-    return left > 0.0
+        left += 1 if active and not converged else 0
+    return left > 0
 
 
 @njit_inline
