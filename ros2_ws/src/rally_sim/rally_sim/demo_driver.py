@@ -287,7 +287,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
                 return_code = 1
                 break
             stopped = [p for p in processes if p.poll() is not None]
-            if stopped and not stop.requested:  # Ctrl-C reaches the whole process group
+            if stopped and not stop.requested:
                 print(f'\n{stopped[0].args[2]} stopped (exit {stopped[0].returncode}); '
                       f'see the logs in {folder}', file=sys.stderr)
                 return_code = 1

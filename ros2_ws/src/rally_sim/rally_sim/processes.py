@@ -6,9 +6,18 @@ from typing import Iterable, List
 
 
 def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
-    """Start `command` with its output (stdout and stderr) into a log file."""
+    """
+    Start `command` with its output (stdout and stderr) into a log file.
+
+    In a process group of its own: a terminal's Ctrl-C reaches the tool that
+    started it, which stops it with stop_all(), never the process itself,
+    which could still be in its interpreter's start-up, where Python answers
+    SIGINT with a KeyboardInterrupt traceback. The same session (not a new
+    one): a session is a scheduling group of its own, which would take the
+    tool's CPU share from it.
+    """
     with open(log_path, 'w', encoding='utf-8') as log:
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, process_group=0)
 
 
 def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> None:

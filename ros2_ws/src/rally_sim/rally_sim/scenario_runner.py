@@ -182,7 +182,7 @@ class Observer:
                 return False
             for process in processes:
                 if process.poll() is not None:
-                    if self.stop.requested:     # Ctrl-C reached the whole process group
+                    if self.stop.requested:     # the runner is stopping
                         raise Stopped(self.stop.number)
                     raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
                                        f'{process.returncode}')

@@ -166,7 +166,8 @@ def start_tool(module: str, args, tag: str, log_path) -> subprocess.Popen:
     Start `python -m module args` (a tool: runner or demo), tagged, output into a file.
 
     In a process group of its own, as a shell's foreground job: Ctrl-C in a
-    terminal signals the whole group, the tool and the processes it started.
+    terminal signals the whole group; the processes the tool starts are in
+    groups of their own, which the tool stops.
     """
     with open(log_path, 'w', encoding='utf-8') as log:
         return subprocess.Popen([sys.executable, '-m', module, *map(str, args)], stdout=log,
