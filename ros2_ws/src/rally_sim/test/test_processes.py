@@ -1,5 +1,6 @@
 """Stopping the processes a tool started: silent even while they are still starting."""
 
+import os
 import sys
 import time
 
@@ -18,3 +19,15 @@ def test_a_process_stopped_before_it_handles_signals_ends_without_a_traceback(tm
     stop_all([child])
     assert child.returncode is not None
     assert 'Traceback' not in log.read_text() and 'KeyboardInterrupt' not in log.read_text()
+
+
+def test_a_started_process_has_a_process_group_of_its_own_in_the_tools_session(tmp_path):
+    # A terminal's Ctrl-C (to the tool's group) must reach the tool alone, which stops its
+    # processes; a session of its own would be a scheduling group of its own (autogroup).
+    child = start_logged([sys.executable, '-c', 'import time\ntime.sleep(60)'],
+                         str(tmp_path / 'child.log'))
+    try:
+        assert os.getpgid(child.pid) == child.pid != os.getpgid(0)
+        assert os.getsid(child.pid) == os.getsid(0)
+    finally:
+        stop_all([child])
