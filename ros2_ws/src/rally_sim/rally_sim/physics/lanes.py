@@ -153,7 +153,7 @@ def _tyres(w, h: float) -> None:
 @njit_inline
 def _load_pass(w, n: int) -> bool:
     """Run pass n of document 002's load iteration in each lane not yet converged (any left?)."""
-    left = 0
+    left = 0        # an integer: a sum of floats cannot be reordered, so would stay scalar
     for k in range(LANES):
         active = n < w[R_ITERATIONS * LANES + k] and w[R_CONVERGED * LANES + k] == 0.0
         force_x = 0.0
