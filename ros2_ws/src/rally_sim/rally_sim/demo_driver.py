@@ -47,8 +47,8 @@ from .physics.trajectory import Trajectory
 from .plotting import plot_run
 from .processes import start_logged, stop_all
 from .recording import BagRecorder
-from .replay import vehicle_path, write_trajectory
-from .resources import config_file
+from .replay import write_trajectory
+from .resources import config_file, vehicle_path
 from .stages import read_path
 
 # Each phase: (length [s], steer [rad], rear drive torque [N m per wheel],

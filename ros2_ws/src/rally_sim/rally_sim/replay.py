@@ -27,10 +27,10 @@ from typing import List, Sequence
 import numpy as np
 
 from . import WHEELS
-from .physics import CommandError, ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
+from .physics import CommandError, ConfigError, load_vehicle, SURFACE_GRIP, Vehicle
 from .physics.drivetrain import AUTOMATIC
 from .physics.trajectory import InputTable, simulate, Trajectory
-from .resources import preset, shipped
+from .resources import shipped, surface_from, vehicle_path
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
 OPTIONAL = tuple(f'brake_{w}' for w in WHEELS) + ('handbrake',)
@@ -42,18 +42,6 @@ MAX_NOTES = 10
 
 class InputError(ValueError):
     """An inputs file that cannot be used; the message names the row and column."""
-
-
-def vehicle_path(name: str) -> str:
-    """Return a vehicle file path: an existing path, or a preset of the package."""
-    return preset(name, 'vehicles', '.yaml')
-
-
-def surface_from(text: str) -> Surface:
-    """Return a uniform surface for a type name, else a map file or a shipped stage's map."""
-    if text in SURFACE_GRIP:
-        return Surface.uniform(text)
-    return Surface.load(preset(text, 'stages', '.yaml'))
 
 
 def read_inputs(path: str) -> InputTable:

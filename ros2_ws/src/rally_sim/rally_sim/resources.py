@@ -2,16 +2,26 @@
 
 import os
 
+from .physics import ConfigError, Surface, SURFACE_GRIP, SurfaceError
+
 
 def config_file(relative: str) -> str:
-    """Return the path of config/<relative>, or '' if it is not there."""
+    """
+    Return the path of config/<relative>, or '' if it is not there.
+
+    Looked for beside the package (a source tree, colcon's symlinked
+    install), in the package itself (`rally_sim/data`: a pip install) and in
+    the ament share folder (colcon's install); without a ROS environment the
+    last is skipped.
+    """
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(here, '..', 'config', relative)]
+    candidates = [os.path.join(here, '..', 'config', relative),
+                  os.path.join(here, 'data', relative)]
     try:
         from ament_index_python.packages import get_package_share_directory
         candidates.append(os.path.join(get_package_share_directory('rally_sim'), 'config',
                                        relative))
-    except (ImportError, LookupError):
+    except (ImportError, LookupError, OSError):    # OSError: AMENT_PREFIX_PATH not set
         pass
     for candidate in candidates:
         if os.path.exists(candidate):
@@ -32,3 +42,24 @@ def shipped(folder: str, suffix: str = '.yaml') -> list:
     if not path:
         return []
     return sorted(name[:-len(suffix)] for name in os.listdir(path) if name.endswith(suffix))
+
+
+def vehicle_path(name: str) -> str:
+    """Return a vehicle file's path: an existing path, or a preset's; ConfigError if neither."""
+    path = preset(name, 'vehicles', '.yaml')
+    if not os.path.isfile(path):
+        raise ConfigError(f"no vehicle '{name}': not a vehicle file, nor a preset (presets: "
+                          f"{', '.join(shipped('vehicles'))})")
+    return path
+
+
+def surface_from(text: str) -> Surface:
+    """Return a uniform surface for a type name, else a map file's or a shipped stage's map."""
+    if text in SURFACE_GRIP:
+        return Surface.uniform(text)
+    path = preset(text, 'stages', '.yaml')
+    if not os.path.isfile(path):
+        from .stages import STAGES
+        raise SurfaceError(f"no surface '{text}': not a surface type ({', '.join(SURFACE_GRIP)}),"
+                           f" a stage ({', '.join(sorted(STAGES))}) nor a surface map file")
+    return Surface.load(path)

@@ -27,8 +27,7 @@ from ..physics import batch
 from ..physics.config import ConfigError, load_vehicle
 from ..physics.model import OMEGA, STATE_SIZE, STEER
 from ..physics.surfaces import SurfaceError
-from ..replay import surface_from, vehicle_path
-from ..resources import config_file, shipped
+from ..resources import config_file, shipped, surface_from, vehicle_path
 from ..stages import read_path
 
 DEFAULTS = MppiSettings()

@@ -9,14 +9,21 @@ with the same reason and changes nothing.
 
 from dataclasses import dataclass
 import math
-from typing import Any, Dict, Optional, Tuple
+import sys
+from typing import Any, Dict, List, Optional, Tuple
 
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.node import Node
+import yaml
 
 from ..resources import shipped
 from ..stages import STAGES
+
+NONE = ['']
+"""An empty list of names as rcl's YAML can hold it: `['']` (`[]` has no type there)."""
+STANDARD = ('use_sim_time', 'start_type_description_service')
+"""Parameters rclpy declares on every node itself."""
 
 
 class ParameterError(ValueError):
@@ -47,11 +54,13 @@ SPECS: Dict[str, Spec] = {
     'pacing': Spec('realtime', 'realtime (scaled by real_time_factor), fast (as fast as '
                    'possible) or lockstep (steps only on the step service)',
                    choices=('realtime', 'fast', 'lockstep')),
-    'sync_controllers': Spec([], 'synchronous mode: node names of the controllers to wait '
-                             'for; after publishing the state at t the simulator advances '
-                             'only when each has answered with commands stamped t (or '
-                             'sync_timeout_s passed). Empty: off. With pacing realtime '
-                             'or fast, not lockstep'),
+    'sync_controllers': Spec(NONE, 'synchronous mode: node names of the controllers to wait '
+                             'for; simulated time starts when each has answered the first '
+                             'state, and after publishing the state at t the simulator '
+                             'advances only when each has answered with commands stamped t '
+                             "(or sync_timeout_s passed). [''] (written so in a parameter "
+                             "file: rcl's YAML cannot hold an empty list): off. With pacing "
+                             'realtime or fast, not lockstep'),
     'sync_paused': Spec(False, 'synchronous mode: publish the state and take the answers, '
                         'but do not advance while true (set it false once recorders and '
                         'viewers are connected)', live=True),
@@ -103,15 +112,46 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
         try:
             values[name] = node.declare_parameter(name, spec.default, descriptor).value
         except Exception as error:  # rclpy's range and type errors
-            raise ParameterError(f"parameter '{name}': {error}") from None
+            raise ParameterError(f"parameter '{name}'{_source(name)}: {error}") from None
         reason = check(name, values[name], specs)
         if reason:
-            raise ParameterError(reason)
+            raise ParameterError(reason + _source(name))
         if isinstance(spec.default, float):
             values[name] = float(values[name])
         if isinstance(spec.default, list):
-            values[name] = list(values[name])
+            values[name] = names(values[name])
+    unknown = sorted(n for n in node._parameter_overrides
+                     if n not in specs and n not in STANDARD and not n.startswith('qos_overrides.'))
+    if unknown:
+        raise ParameterError(
+            f"parameter '{unknown[0]}'{_source(unknown[0])} is not a parameter of "
+            f"{node.get_name()}; its parameters: {', '.join(specs)}")
     return values
+
+
+def names(value) -> List[str]:
+    """Return the names of a list parameter, without the empty entries (`['']`: none)."""
+    return [name for name in value if name]
+
+
+def parameter_files(argv: List[str]) -> List[str]:
+    """Return the files given with --params-file in a command line's ROS arguments."""
+    return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == '--params-file']
+
+
+def _source(name: str) -> str:
+    """Return ' (in FILE)' for the parameter file of this process that sets `name`, or ''."""
+    for path in parameter_files(sys.argv):
+        try:
+            with open(path, encoding='utf-8') as stream:
+                sections = yaml.safe_load(stream) or {}
+        except (OSError, yaml.YAMLError):
+            continue
+        for section in sections.values() if isinstance(sections, dict) else ():
+            params = section.get('ros__parameters') if isinstance(section, dict) else None
+            if isinstance(params, dict) and name in params:
+                return f' (in {path})'
+    return ''
 
 
 def _is_int(value: Any) -> bool:
@@ -122,9 +162,13 @@ def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]
     """Return why `value` is not allowed for `name`, or None."""
     spec = (SPECS if specs is None else specs)[name]
     if isinstance(spec.default, list):
+        if value is None:
+            return (f"parameter '{name}' has no type: rcl's YAML gives an empty list [] "
+                    "none; write [''] for no names")
         if not isinstance(value, (list, tuple)) or not all(
-                isinstance(v, str) and v.strip('/') for v in value):
-            return f"parameter '{name}' = {value!r} must be a list of node names"
+                isinstance(v, str) and (v.strip('/') or not v) for v in value):
+            return (f"parameter '{name}' = {value!r} must be a list of node names "
+                    "([''] for none)")
         return None
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"

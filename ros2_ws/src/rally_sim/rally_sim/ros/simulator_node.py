@@ -48,7 +48,7 @@ from ..control.speed import SpeedController
 from ..physics import Command, CommandError, DriverCommand, jit, load_vehicle, Vehicle
 from ..physics.drivetrain import AUTOMATIC
 from ..physics.model import VX
-from ..replay import surface_from, vehicle_path
+from ..resources import surface_from, vehicle_path
 
 CONTROL_PERIOD_S = 0.01
 """Commands, the watchdog and the speed controller are applied per this much sim time."""

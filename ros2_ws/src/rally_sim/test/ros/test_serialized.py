@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rally_sim.physics import load_vehicle, Vehicle
 from rally_sim.physics.model import STEER_ANGLE, VX, YAW, YAW_RATE
-from rally_sim.replay import vehicle_path
+from rally_sim.resources import vehicle_path
 from rally_sim.ros.conversions import Frames, OutputMessages
 from rally_sim.ros.serialized import SerializedMessage
 from rally_sim_msgs.msg import WheelSlip
