@@ -50,11 +50,11 @@ class Client:
 
 @pytest.fixture
 def simulator():
-    """Start the simulator with parameters; yield a Client; stop both afterwards."""
+    """Start the simulator with parameters (and ROS arguments); yield a Client; stop both."""
     started = []
 
-    def start(client_name=None, **params):
-        args = ['--ros-args']
+    def start(client_name=None, extra_args=(), **params):
+        args = ['--ros-args', *extra_args]
         for name, value in params.items():
             text = str(value).lower() if isinstance(value, bool) else str(value)
             args += ['-p', f'{name}:={text}']
