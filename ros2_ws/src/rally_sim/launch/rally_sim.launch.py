@@ -4,7 +4,7 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, Shutdown
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
@@ -35,8 +35,10 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'rally_sim.yaml'),
                               description='parameters of the simulator node'),
+        # A simulator that cannot start (a bad parameter: exit 2, the reason on
+        # screen) or dies ends the launch: nothing is left running without it.
         Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
-             namespace=namespace, output='screen',
+             namespace=namespace, output='screen', on_exit=Shutdown(reason='rally_sim ended'),
              parameters=[LaunchConfiguration('params_file'),
                          {'vehicle': vehicle, 'surface': surface,
                           'publish_clock': LaunchConfiguration('publish_clock')}]),

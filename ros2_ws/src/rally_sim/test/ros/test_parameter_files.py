@@ -6,6 +6,7 @@ import os
 from ament_index_python.packages import get_package_share_directory
 import pytest
 from rally_sim.ros.parameters import SPECS
+from rclpy.parameter import parameter_value_to_python
 from rclpy.parameter_client import AsyncParameterClient
 from support import ros_process
 import yaml
@@ -32,13 +33,7 @@ def node_parameters(simulator_client, names):
         'no parameter service'
     future = client.get_parameters(list(names))
     assert simulator_client.spin_until(future.done, timeout_s=30.0), 'no answer'
-    values = [getattr(v, field) for v in future.result().values
-              for field in [_FIELDS[v.type]]]
-    return dict(zip(names, values))
-
-
-_FIELDS = {1: 'bool_value', 2: 'integer_value', 3: 'double_value', 4: 'string_value',
-           9: 'string_array_value'}
+    return {n: parameter_value_to_python(v) for n, v in zip(names, future.result().values)}
 
 
 def start_with_files(simulator, *files):

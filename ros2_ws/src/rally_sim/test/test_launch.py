@@ -1,0 +1,202 @@
+"""
+Our launch files run for real, as `ros2 launch` runs them, and stop cleanly on Ctrl-C.
+
+The real `launch` and `launch_ros` are not on PyPI; the workspace keeps their
+unmodified source, stand-ins for robot_state_publisher and rviz2 and a runner
+in ../shared/ros-launch (beside the clone), which these tests use.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import uuid
+
+from nav_msgs.msg import Odometry
+import pytest
+from rally_sim_msgs.msg import WheelSlip
+import rclpy
+from rclpy.parameter import parameter_value_to_python
+from rclpy.parameter_client import AsyncParameterClient
+from support import ros_process
+from tf2_msgs.msg import TFMessage
+import yaml
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROS_LAUNCH = os.environ.get('RALLY_SIM_ROS_LAUNCH') or os.path.normpath(
+    os.path.join(PACKAGE, '..', '..', '..', '..', 'shared', 'ros-launch'))
+pytestmark = pytest.mark.skipif(
+    not os.path.isfile(os.path.join(ROS_LAUNCH, 'run_launch.py')),
+    reason=f'{ROS_LAUNCH} is absent (a clone outside its workspace): launch and launch_ros '
+           'are not on PyPI, so `ros2 launch` cannot exist here without it')
+START_S = 180.0
+"""Generous: the first start of a simulator may load its compiled physics under load."""
+STOP_S = 60.0
+
+
+class Launch:
+    """A launch file run as `ros2 launch` runs it, in a process group of its own."""
+
+    def __init__(self, file: str, *arguments: str):
+        """Start `run_launch.py rally_sim FILE arguments...`."""
+        self.tag = uuid.uuid4().hex
+        env = ros_process.tagged_environment(self.tag)
+        env['PYTHONPATH'] = os.pathsep.join(
+            [os.path.join(ROS_LAUNCH, 'site'), os.path.join(ROS_LAUNCH, 'standins', 'python'),
+             env.get('PYTHONPATH', '')])
+        env['AMENT_PREFIX_PATH'] = os.pathsep.join(
+            [os.path.join(ROS_LAUNCH, 'standins', 'prefix'), env.get('AMENT_PREFIX_PATH', '')])
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(ROS_LAUNCH, 'run_launch.py'), 'rally_sim', file,
+             *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=env, process_group=0)
+        self.output = None
+
+    def interrupt(self) -> str:
+        """Press Ctrl-C: SIGINT to the launch's process group; wait; return the output."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+        return self.wait()
+
+    def wait(self) -> str:
+        """Wait for the launch to end (killed after STOP_S) and return its output."""
+        try:
+            self.output, _ = self.process.communicate(timeout=STOP_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.output, _ = self.process.communicate()
+            self.output += '\n(test: killed, the launch did not end in time)'
+        return self.output
+
+    def left_running(self) -> list:
+        """Return the processes of this launch still alive (none, after it ended)."""
+        return ros_process.tagged_processes(self.tag)
+
+
+class Listener:
+    """A node in the test process that watches each car's odom, TF and wheel_slip."""
+
+    def __init__(self, namespaces):
+        """Subscribe to the cars in `namespaces` ('' for none)."""
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(f'launch_listener_{uuid.uuid4().hex[:8]}',
+                                      context=self.context)
+        self.seen = {}
+        for namespace in namespaces:
+            prefix = f'/{namespace}' if namespace else ''
+            for topic, kind in (('odom', Odometry), ('wheel_slip', WheelSlip)):
+                self.seen[f'{prefix}/{topic}'] = []
+                self.node.create_subscription(
+                    kind, f'{prefix}/{topic}',
+                    lambda msg, key=f'{prefix}/{topic}': self.seen[key].append(msg), 100)
+        self.transforms = set()
+        self.node.create_subscription(TFMessage, '/tf', self._on_tf, 100)
+
+    def _on_tf(self, msg: TFMessage) -> None:
+        self.transforms.update((t.header.frame_id, t.child_frame_id) for t in msg.transforms)
+
+    def parameters(self, node_name: str, names, processes) -> dict:
+        """Return the named parameters of a node, asked over its parameter service."""
+        client = AsyncParameterClient(self.node, node_name)
+        assert ros_process.spin_until(self.node, client.services_are_ready, START_S,
+                                      processes), f'no parameter service of {node_name}'
+        future = client.get_parameters(list(names))
+        assert ros_process.spin_until(self.node, future.done, 30.0, processes)
+        values = future.result().values
+        return {n: parameter_value_to_python(v) for n, v in zip(names, values)}
+
+    def close(self) -> None:
+        """Destroy the node and its context."""
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+
+def run(file, arguments, cars):
+    """
+    Run a launch file; check every car's outputs, parameters and frames; Ctrl-C it.
+
+    `cars`: {namespace: {parameter: value the simulator must have}}.
+    Returns the launch's output.
+    """
+    launch = Launch(file, *arguments)
+    listener = Listener(cars)
+    try:
+        def everything_seen():
+            frames = {(f'{n}/odom' if n else 'odom', f'{n}/base_link' if n else 'base_link')
+                      for n in cars}
+            return (all(len(msgs) >= 5 for msgs in listener.seen.values())
+                    and frames <= listener.transforms)
+        assert ros_process.spin_until(listener.node, everything_seen, START_S,
+                                      [launch.process]), (
+            {k: len(v) for k, v in listener.seen.items()}, listener.transforms)
+        for namespace, expected in cars.items():
+            name = f'/{namespace}/rally_sim' if namespace else '/rally_sim'
+            assert listener.parameters(name, list(expected), [launch.process]) == expected
+            slip = listener.seen[f'/{namespace}/wheel_slip' if namespace else '/wheel_slip'][-1]
+            assert len(slip.slip_ratio) == 4
+            odom = listener.seen[f'/{namespace}/odom' if namespace else '/odom'][-1]
+            assert odom.header.frame_id == (f'{namespace}/odom' if namespace else 'odom')
+    finally:
+        listener.close()
+        output = launch.interrupt()
+    check_clean_stop(launch, output)
+    return output
+
+
+def check_clean_stop(launch: Launch, output: str) -> None:
+    """Every process started ended with exit 0, no traceback, nothing left running."""
+    started = re.findall(r'\[(\S+)\]: process started with pid', output)
+    finished = re.findall(r'\[(\S+)\]: process has finished cleanly', output)
+    assert started and sorted(started) == sorted(finished), output
+    assert 'process has died' not in output, output
+    assert 'Traceback' not in output, output
+    assert launch.process.returncode == 0, output
+    assert launch.left_running() == [], output
+
+
+def test_one_car_with_default_arguments_and_rviz():
+    output = run('rally_sim.launch.py', [], {'': {'vehicle': 'volvo_v40',
+                                                  'surface': 'tarmac_dry',
+                                                  'publish_clock': True}})
+    assert '[rviz2-3]: process started' in output
+
+
+def test_one_car_with_every_argument_changed(tmp_path):
+    params = tmp_path / 'params.yaml'
+    params.write_text(yaml.safe_dump({'/**/rally_sim': {'ros__parameters': {
+        'publish_rate_hz': 50.0, 'command_timeout_s': 1.0}}}))
+    output = run('rally_sim.launch.py',
+                 ['rviz:=false', 'vehicle:=rwd_gravel', 'surface:=gravel', 'namespace:=team1',
+                  'publish_clock:=false', 'use_sim_time:=false', f'params_file:={params}'],
+                 {'team1': {'vehicle': 'rwd_gravel', 'surface': 'gravel',
+                            'publish_clock': False, 'publish_rate_hz': 50.0}})
+    assert 'rviz2' not in output
+
+
+def test_two_cars_with_default_arguments_and_rviz():
+    run('two_cars.launch.py', [],
+        {'car1': {'vehicle': 'rwd_gravel', 'surface': 'gravel', 'publish_clock': True},
+         'car2': {'vehicle': 'volvo_v40', 'surface': 'gravel', 'publish_clock': False}})
+
+
+def test_two_cars_with_every_argument_changed(tmp_path):
+    params = tmp_path / 'params.yaml'
+    params.write_text(yaml.safe_dump({'/**/rally_sim': {'ros__parameters': {
+        'publish_rate_hz': 50.0}}}))
+    run('two_cars.launch.py',
+        ['rviz:=false', 'use_sim_time:=false', f'params_file:={params}',
+         'car1_namespace:=red', 'car1_vehicle:=volvo_v40', 'car1_surface:=rally_stage',
+         'car2_namespace:=blue', 'car2_vehicle:=fwd_hatchback', 'car2_surface:=snow'],
+        {'red': {'vehicle': 'volvo_v40', 'surface': 'rally_stage', 'publish_rate_hz': 50.0},
+         'blue': {'vehicle': 'fwd_hatchback', 'surface': 'snow', 'publish_rate_hz': 50.0}})
+
+
+def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():
+    launch = Launch('rally_sim.launch.py', 'vehicle:=nosuchcar', 'rviz:=true')
+    output = launch.wait()
+    assert re.search(r'\[rally_sim_node-1\]: process has died \[pid \d+, exit code 2', output)
+    assert "no vehicle 'nosuchcar'" in output and 'presets: arcade_group2' in output, output
+    assert 'Traceback' not in output, output
+    assert launch.left_running() == [], output
