@@ -4,12 +4,11 @@ import os
 import subprocess
 import sys
 
-from mcap.reader import make_reader
-from mcap_ros2.decoder import DecoderFactory
 import pytest
 from rally_sim.demo_driver import command_at
 from rally_sim.recording import full_definition
 from rosbags.rosbag2 import Reader
+from support.bags import decode_everything, decode_with_mcap_ros2
 
 EXPECTED = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
             '/tf_static': 'tf2_msgs/msg/TFMessage', '/wheel_slip': 'rally_sim_msgs/msg/WheelSlip',
@@ -69,7 +68,7 @@ def test_bag_holds_every_state_up_to_the_end_of_the_run(bag):
     # The simulator runs before the recorder has discovered it, so the bag may
     # start after simulated time 0; from its first message on, nothing is lost:
     # every output is there at its rate, without a gap, up to the run's end.
-    decoded = decode(bag)
+    decoded = decode_with_mcap_ros2(bag)
     ends = {}
     for topic, period in (('/odom', 0.01), ('/wheel_slip', 0.01), ('/clock', 0.01),
                           ('/imu', 0.01), ('/tf', 0.01), ('/joint_states', 0.01),
@@ -84,19 +83,10 @@ def test_bag_holds_every_state_up_to_the_end_of_the_run(bag):
     assert ends['/markers'] >= ends['/odom'] - 0.05
 
 
-def decode(bag):
-    decoded = {}
-    with open(next(bag.glob('*.mcap')), 'rb') as stream:
-        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
-        for _, channel, _, ros_msg in reader.iter_decoded_messages():
-            decoded.setdefault(channel.topic, []).append(ros_msg)
-    return decoded
-
-
 def test_every_message_decodes_with_its_embedded_definition(bag):
     with Reader(bag) as reader:
         counts = {c.topic: c.msgcount for c in reader.connections}
-    decoded = decode(bag)
+    decoded = decode_everything(bag)      # by rosbags and by mcap_ros2
     assert {t: len(m) for t, m in decoded.items()} == counts
     slip = decoded['/wheel_slip'][-1]
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']

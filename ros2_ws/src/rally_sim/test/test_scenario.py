@@ -9,6 +9,7 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
 from support import ros_process
+from support.bags import decode_everything
 from support.scenarios import short_scenario
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,13 +28,15 @@ def run_scenario(scenario, output, *extra, tag=''):
 
 
 @pytest.mark.parametrize('name', BUILT_IN)
-def test_builtin_scenarios_pass(tmp_path, name):
-    result, report = run_scenario(name, tmp_path)
+def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, name):
+    result, report = run_scenario(name, tmp_path, '--record', str(tmp_path / 'bag'))
     assert result.returncode == 0, result.stdout + result.stderr
     assert report['passed'] and all(v['passed'] for v in report['thresholds'].values())
     assert 'PASSED' in result.stdout
     assert (tmp_path / os.path.dirname(os.path.relpath(
         sorted(tmp_path.glob('scenario-*/report.json'))[-1], tmp_path)) / 'report.png').exists()
+    decoded = decode_everything(tmp_path / 'bag')
+    assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock'} <= set(decoded)
 
 
 def test_same_scenario_twice_gives_identical_metrics_and_records_a_bag(tmp_path):

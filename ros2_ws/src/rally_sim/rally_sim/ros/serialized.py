@@ -19,7 +19,7 @@ import struct
 from typing import Dict, List, Sequence
 
 import numpy as np
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 
 _SENTINEL_DOUBLE = 0x4F5AA5C300000000
 """Sentinel doubles: this bit pattern plus the field's index (finite, not a plausible value)."""
@@ -43,6 +43,26 @@ def byte_order(data: bytes) -> str:
     The encapsulation header's second byte is odd for little endian.
     """
     return '<' if data[1] & 1 else '>'
+
+
+def exact(data: bytes, message) -> bytes:
+    """
+    Return serialized `message` without the bytes past its last field.
+
+    The PyPI wheels' serializer returns a few bytes (not even zero) after a
+    message that ends with an empty sequence of doubles (JointState's
+    effort); strict readers such as rosbags reject that. The exact length
+    is the shortest prefix the middleware still deserializes to `message`.
+    """
+    length = len(data)
+    while length > 4:
+        try:
+            if deserialize_message(data[:length - 1], type(message)) != message:
+                break
+        except Exception:  # noqa: B902 -- the middleware's error: too short
+            break
+        length -= 1
+    return data[:length]
 
 
 def _occurrences(data: bytes, pattern: bytes) -> set:
@@ -172,7 +192,7 @@ class SerializedMessage:
             bits = _SENTINEL_STAMP + (salt << 12) + index
             _set(prototype, path, bits)
             patterns.append(('I', bits))
-        data = serialize_message(prototype)
+        data = exact(serialize_message(prototype), prototype)
         order = byte_order(data)
         return data, [_occurrences(data, struct.pack(order + kind, bits))
                       for kind, bits in patterns]
