@@ -19,15 +19,28 @@ def share_tree(folder: str) -> list:
     return sorted(entries.items())
 
 
+# The ROS-free core (physics, replay, batch, control, gym) and what it needs, pinned
+# as in requirements/venv.txt: `pip install ros2_ws/src/rally_sim` in a plain venv
+# gives it without ROS. colcon does not install these (rosdep does, from package.xml).
+CORE_REQUIRES = ['numpy==2.2.6', 'numba==0.68.1', 'PyYAML==6.0.3', 'gymnasium==1.4.0',
+                 'matplotlib==3.11.2', 'pillow==13.0.0']
+# The vehicle, stage and scenario files the core reads, as package data
+# (rally_sim/data in a wheel; config/ in the source tree and the ament share folder).
+DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',
+                           'stages/*.png', 'scenarios/*.yaml']}
+
 setup(
     name=PACKAGE,
     version='0.1.0',
-    packages=find_packages(exclude=['test', 'test.*']),
+    packages=find_packages(exclude=['test', 'test.*']) + list(DATA),
+    package_dir={'rally_sim.data': 'config'},
+    package_data=DATA,
+    python_requires='>=3.10',
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
         ('share/' + PACKAGE, ['package.xml']),
     ] + share_tree('launch') + share_tree('config') + share_tree('urdf') + share_tree('rviz'),
-    install_requires=['setuptools'],
+    install_requires=CORE_REQUIRES,
     zip_safe=True,
     maintainer='rally_sim developers',
     maintainer_email='rally_sim@example.com',
@@ -39,6 +52,7 @@ setup(
             'path_follower = rally_sim.ros.path_follower:main',
             'drift_controller = rally_sim.ros.drift_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
+            'rally_sim_replay = rally_sim.replay:main',
         ],
     },
 )

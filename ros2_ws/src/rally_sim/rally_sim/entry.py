@@ -87,10 +87,17 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
     The node module's `prepare()`, if it has one, runs before ROS starts
     (the simulator loads its compiled physics there, so a signal during the
     slow part of start-up needs no clean-up). Exits 0 on a signal at any
-    moment, 2 on a bad parameter.
+    moment, 2 on a bad parameter or without ROS.
     """
     stop = StopRequest()
-    node_module = importlib.import_module(module)
+    try:
+        node_module = importlib.import_module(module)
+    except ModuleNotFoundError as error:    # the core pip-installed alone
+        print(f'{name}: error: this is a ROS 2 node and ROS 2 is not available here '
+              f'({error}); source your ROS 2 installation and workspace (the README says '
+              'how). The physics, replay, batch and Gymnasium parts run without ROS.',
+              file=sys.stderr)
+        return 2
     prepare = getattr(node_module, 'prepare', None)
     if prepare is not None:
         prepare()

@@ -10,6 +10,7 @@ the tests to check that both agree).
 import hashlib
 import os
 import pathlib
+import sys
 
 try:
     import numba
@@ -36,6 +37,30 @@ def _cache_dir() -> str:
 
 if ENABLED and not os.environ.get('NUMBA_CACHE_DIR'):
     numba.config.CACHE_DIR = _cache_dir()
+
+COMPILING = ('rally_sim: compiling the physics kernels for this machine, once after an install '
+             'or an update (about 30 s, a minute on a busy machine; the batch kernels take '
+             'longer); later runs load them from the cache in {where}')
+
+
+if ENABLED:
+    from numba.core import event as numba_event
+
+    class _FirstCompile(numba_event.Listener):
+        """Says once per process, on stderr, that numba compiles (a cache miss), as it starts."""
+
+        said = False
+
+        def on_start(self, event) -> None:
+            if not self.said:
+                self.said = True
+                print(COMPILING.format(where=numba.config.CACHE_DIR), file=sys.stderr,
+                      flush=True)
+
+        def on_end(self, event) -> None:
+            pass
+
+    numba_event.register('numba:compile', _FirstCompile())
 
 
 def njit(function):
