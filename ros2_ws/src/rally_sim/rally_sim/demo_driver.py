@@ -82,6 +82,7 @@ RECORDED_TOPICS = {
     'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
 }
 STILL_M_S = 0.1
+DRIVER_NODE = 'rally_demo_driver'
 """Below this speed the sideslip angle is shown as 0 (its direction is noise)."""
 
 
@@ -100,7 +101,7 @@ class DemoDriver(Node):
 
     def __init__(self, drive: bool):
         """Subscribe to the outputs; with `drive`, publish the manoeuvre at 50 Hz sim time."""
-        super().__init__('rally_demo_driver',
+        super().__init__(DRIVER_NODE,
                          parameter_overrides=[Parameter('use_sim_time', value=True)])
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
@@ -234,8 +235,11 @@ def start(module: str, params: Dict[str, object], log_path: str) -> subprocess.P
 
 def processes_for(args, folder: str) -> List[subprocess.Popen]:
     """Start the simulator, and the example controller when one drives."""
+    # Simulated time starts once this process's node (the recorder of run.csv and the
+    # bag) is matched: both start at t = 0.
     params = {'vehicle': args.vehicle, 'surface': args.surface,
-              'real_time_factor': args.real_time_factor}
+              'real_time_factor': args.real_time_factor,
+              'sync_observers': f'[{DRIVER_NODE}]'}
     simulator_log = os.path.join(folder, 'simulator.log')
     if args.driver == 'manoeuvre':
         return [start('rally_sim.ros.node', params, simulator_log)]

@@ -117,6 +117,8 @@ SIMULATOR_NODE = 'rally_sim'
 CONTROLLER_NODE = 'scenario_controller'
 """The runner names the controller's node so, whatever its own name, the simulator knows
 whom to wait for."""
+RUNNER_NODE = 'scenario_runner'
+"""The runner's node: an observer of the run (sync_observers), the recorder when recording."""
 
 
 def _controller_command(spec: Dict[str, Any]) -> List[str]:
@@ -155,7 +157,7 @@ class Observer:
         self.rclpy = rclpy
         self.stop = stop
         # Simulated time only for the bag's log times: /clock is one more callback.
-        self.node = rclpy.create_node('scenario_runner', parameter_overrides=[
+        self.node = rclpy.create_node(RUNNER_NODE, parameter_overrides=[
             Parameter('use_sim_time', value=bool(record))])
         self.executor = EventsExecutor()
         self.executor.add_node(self.node)
@@ -283,6 +285,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath) -> List[str]:
     return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
             '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
             '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
+            '-p', f'sync_observers:=[{RUNNER_NODE}]',
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
             '-p', f"vehicle:={spec['vehicle']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",

@@ -17,6 +17,7 @@ from nav_msgs.msg import Odometry
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 from rclpy.node import Node
 
+from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, Spec
 from ..control.drift import DriftController, DriftSettings
@@ -62,10 +63,13 @@ class DriftNode(Node):
         self.driver = p['command'] == 'driver'
         self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10) if self.driver
                           else self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10))
+        self.answers = Answers()
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.get_logger().info(f"drifting round a {p['radius_m']:g} m circle")
 
     def _on_odom(self, msg: Odometry) -> None:
+        if self.answers.repeated(msg):
+            return
         state = planar_state(msg)
         if self.driver:
             steer, throttle = self.controller.pedals(*state)
@@ -77,5 +81,5 @@ class DriftNode(Node):
         steering = AckermannDriveStamped()
         steering.header.stamp = drive.header.stamp = msg.header.stamp
         steering.drive.steering_angle = float(steer)
-        self.steer_pub.publish(steering)
-        self.drive_pub.publish(drive)
+        self.answers.publish(self.steer_pub, steering)
+        self.answers.publish(self.drive_pub, drive)

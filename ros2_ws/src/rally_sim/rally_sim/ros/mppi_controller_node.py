@@ -19,6 +19,7 @@ import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rclpy.node import Node
 
+from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
 from ..control.mppi import Mppi, MppiSettings
@@ -76,6 +77,7 @@ class MppiNode(Node):
         self.slip: Dict[int, WheelSlip] = {}
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
+        self.answers = Answers()
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 10)
         self.get_logger().info(
@@ -87,6 +89,8 @@ class MppiNode(Node):
         return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
     def _on_odom(self, msg: Odometry) -> None:
+        if self.answers.repeated(msg):
+            return
         self.odom[self._stamp(msg)] = msg
         self._answer(self._stamp(msg))
 
@@ -116,5 +120,5 @@ class MppiNode(Node):
         torques.header.stamp = odom.header.stamp
         torques.drive_torque = drive.tolist()
         torques.brake_torque = brake.tolist()
-        self.steer_pub.publish(steering)
-        self.torque_pub.publish(torques)
+        self.answers.publish(self.steer_pub, steering)
+        self.answers.publish(self.torque_pub, torques)

@@ -61,9 +61,15 @@ SPECS: Dict[str, Spec] = {
                              "(or sync_timeout_s passed). [''] (written so in a parameter "
                              "file: rcl's YAML cannot hold an empty list): off. With pacing "
                              'realtime or fast, not lockstep'),
-    'sync_paused': Spec(False, 'synchronous mode: publish the state and take the answers, '
-                        'but do not advance while true (set it false once recorders and '
-                        'viewers are connected)', live=True),
+    'sync_observers': Spec(NONE, 'node names of the observers (recorders, loggers) that must '
+                           'see the run from t = 0: nothing is published and simulated time '
+                           'does not start until each subscribes to the outputs and is '
+                           "matched. [''] (written so in a parameter file): none. With "
+                           'pacing realtime or fast, not lockstep'),
+    'sync_paused': Spec(False, 'hold simulated time while true (pacing realtime or fast; in '
+                        'synchronous mode the state is still published and answered): '
+                        'start with it true and set it false once recorders and viewers '
+                        'are connected', live=True),
     'sync_timeout_s': Spec(5.0, 'wall seconds to wait for a controller in synchronous mode '
                            'before reporting it and going on without it until it answers '
                            'again', 0.01, 3600.0),

@@ -19,6 +19,7 @@ import numpy as np
 from rally_sim_msgs.msg import DriverCommand
 from rclpy.node import Node
 
+from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
 from ..control.path import ClosedPath
@@ -71,6 +72,7 @@ class PathFollower(Node):
         self.driver_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
                            if self.pedals else None)
         self._last_stamp_ns = None
+        self.answers = Answers()
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.create_subscription(Path, 'path', self._on_path, 1)
         self.get_logger().info(f'following {path_file} ({path.length_m:.0f} m) at up to '
@@ -86,6 +88,8 @@ class PathFollower(Node):
         self.get_logger().info(f'following a new path of {len(points)} points')
 
     def _on_odom(self, msg: Odometry) -> None:
+        if self.answers.repeated(msg):
+            return
         state = planar_state(msg)
         steer, speed = self.follower.command(state.x, state.y, state.yaw, state.vx)
         command = AckermannDriveStamped()
@@ -94,7 +98,7 @@ class PathFollower(Node):
         command.drive.steering_angle = float(steer)
         command.drive.speed = float(speed)
         command.drive.acceleration = self.acceleration
-        self.publisher.publish(command)
+        self.answers.publish(self.publisher, command)
         if self.pedals is not None:
             self._work_pedals(msg, float(speed), state.vx)
 
@@ -108,4 +112,4 @@ class PathFollower(Node):
         throttle, brake = self.pedals.pedals(target_m_s, speed_m_s, dt)
         pedals = DriverCommand(throttle=throttle, brake=brake)
         pedals.header.stamp = msg.header.stamp
-        self.driver_pub.publish(pedals)
+        self.answers.publish(self.driver_pub, pedals)

@@ -43,6 +43,7 @@ from visualization_msgs.msg import MarkerArray
 
 from . import conversions
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
+from .start import StartGate
 from .sync import APPLY, full_name, STALE, SyncGate, WRONG
 from ..control.speed import SpeedController
 from ..physics import Command, CommandError, DriverCommand, jit, load_vehicle, Vehicle
@@ -60,8 +61,26 @@ REPUBLISH_START_S = 0.1
 """...and this often while a listed controller has never answered: its first answer can be
 lost while discovery is still matching its publisher with the simulator."""
 COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd', 'driver_cmd')
+OUTPUT_DEPTH = 1000
+"""History of each output publisher: a subscriber that falls this many messages behind (a
+busy recorder, a burst of step()) still gets every one, retransmitted (10 s at 100 Hz)."""
+MAX_STEPS_PER_CALL = 1_000_000
+"""The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
 SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
+
+
+def non_finite(fields: dict) -> str:
+    """Return the fields (name: number or sequence) that are not finite, as 'name = value'."""
+    found = []
+    for name, value in fields.items():
+        if isinstance(value, (int, float)):
+            if not math.isfinite(value):
+                found.append(f'{name} = {float(value)!r}')
+        else:
+            found += [f'{name}[{i}] = {float(v)!r}' for i, v in enumerate(value)
+                      if not math.isfinite(v)]
+    return ', '.join(found)
 
 
 def prepare() -> None:
@@ -107,6 +126,8 @@ class SimulatorNode(Node):
                                          s['base_frame'])
         self.messages = conversions.OutputMessages(self.vehicle, self.frames)
         self.gate = self._sync_gate()
+        self._created_s = time.monotonic()
+        self._start_reports = 0
         self._lock = threading.Lock()
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
         self.speed = SpeedController(
@@ -123,9 +144,11 @@ class SimulatorNode(Node):
         self._reset_commands()
         self._place_initial()
         self._make_interfaces()
+        self.start_gate = self._start_gate()
         self.add_on_set_parameters_callback(self.serialized(
             lambda params: refuse_or_accept(params, self._apply_parameter)))
         self._wall_start = None     # real time counts from the first tick (see _due_steps)
+        self.stop_requested = lambda: False     # the process's stop flag (spinning.py sets it)
         self._steps_at_start = 0
         if s['pacing'] != 'lockstep':
             period = (1.0 / s['publish_rate_hz']) / (
@@ -160,19 +183,19 @@ class SimulatorNode(Node):
         # No QoS event handlers on the publishers (subscribers report incompatible QoS
         # themselves): each handler is one more entity in every executor wait.
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
-        self.pub_odom = self.create_publisher(Odometry, 'odom', 10, event_callbacks=quiet)
-        self.pub_tf = self.create_publisher(TFMessage, '/tf', 100, event_callbacks=quiet)
+        self.pub_odom = self.create_publisher(Odometry, 'odom', OUTPUT_DEPTH, event_callbacks=quiet)
+        self.pub_tf = self.create_publisher(TFMessage, '/tf', OUTPUT_DEPTH, event_callbacks=quiet)
         static_qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos,
                                                    event_callbacks=quiet)
-        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', 10, event_callbacks=quiet)
-        self.pub_joints = self.create_publisher(JointState, 'joint_states', 10,
+        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', OUTPUT_DEPTH, event_callbacks=quiet)
+        self.pub_joints = self.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH,
                                                 event_callbacks=quiet)
-        self.pub_imu = self.create_publisher(Imu, 'imu', 10, event_callbacks=quiet)
-        self.pub_markers = self.create_publisher(MarkerArray, 'markers', 10, event_callbacks=quiet)
-        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10, event_callbacks=quiet)
+        self.pub_imu = self.create_publisher(Imu, 'imu', OUTPUT_DEPTH, event_callbacks=quiet)
+        self.pub_markers = self.create_publisher(MarkerArray, 'markers', OUTPUT_DEPTH, event_callbacks=quiet)
+        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', OUTPUT_DEPTH, event_callbacks=quiet)
                           if self.settings['publish_clock'] else None)
-        self.pub_drivetrain = (self.create_publisher(DrivetrainState, 'drivetrain_state', 10,
+        self.pub_drivetrain = (self.create_publisher(DrivetrainState, 'drivetrain_state', OUTPUT_DEPTH,
                                                      event_callbacks=quiet)
                                if self.vehicle.has_drivetrain else None)
         if self.gate:
@@ -233,6 +256,14 @@ class SimulatorNode(Node):
                                  '(lockstep steps on the step service only)')
         return SyncGate(full_name(n, self.get_namespace()) for n in names)
 
+    def _start_gate(self) -> StartGate:
+        """Return the gate holding time until the listed observers are matched."""
+        observers = self.settings['sync_observers']
+        if observers and self.settings['pacing'] == 'lockstep':
+            raise ParameterError("parameter 'sync_observers' needs pacing realtime or fast "
+                                 '(in lockstep, time runs on the step service only)')
+        return StartGate(self, observers)
+
     def _place_initial(self) -> None:
         s = self.settings
         self.vehicle.reset(x=s['initial_x'], y=s['initial_y'], yaw=s['initial_yaw'],
@@ -279,18 +310,19 @@ class SimulatorNode(Node):
 
     def _on_ackermann(self, msg: AckermannDriveStamped) -> None:
         d = msg.drive
-        values = (d.steering_angle, d.steering_angle_velocity, d.speed, d.acceleration, d.jerk)
-        if not all(math.isfinite(v) for v in values):
-            self._drop('ackermann_cmd', values)
+        fields = {f'drive.{name}': getattr(d, name) for name in (
+            'steering_angle', 'steering_angle_velocity', 'speed', 'acceleration', 'jerk')}
+        if non_finite(fields):
+            self._drop('ackermann_cmd', fields)
             return
         self.steer_rad, self.steer_rate = float(d.steering_angle), float(d.steering_angle_velocity)
         self.target_speed, self.target_acceleration = float(d.speed), abs(float(d.acceleration))
         self._command_received()
 
-    def _usable(self, topic: str, values, mode: str) -> bool:
+    def _usable(self, topic: str, fields: dict, mode: str) -> bool:
         """Return whether a command is finite (else dropped) and for the mode (else ignored)."""
-        if not all(math.isfinite(v) for v in values):
-            self._drop(topic, values)
+        if non_finite(fields):
+            self._drop(topic, fields)
             return False
         if self.settings['command_mode'] != mode:
             self._warn('ignored', f'{topic} ignored: command_mode is '
@@ -299,8 +331,9 @@ class SimulatorNode(Node):
         return True
 
     def _on_torque(self, msg: WheelTorqueCommand) -> None:
-        values = list(msg.drive_torque) + list(msg.brake_torque) + [msg.handbrake]
-        if not self._usable('wheel_torque_cmd', values, 'torque'):
+        fields = {'drive_torque': msg.drive_torque, 'brake_torque': msg.brake_torque,
+                  'handbrake': msg.handbrake}
+        if not self._usable('wheel_torque_cmd', fields, 'torque'):
             return
         self.drive = np.array(msg.drive_torque, dtype=float)
         self.brake = np.array(msg.brake_torque, dtype=float)
@@ -308,7 +341,8 @@ class SimulatorNode(Node):
         self._command_received()
 
     def _on_driver(self, msg: DriverCommandMsg) -> None:
-        if not self._usable('driver_cmd', (msg.throttle, msg.brake, msg.handbrake), 'driver'):
+        fields = {'throttle': msg.throttle, 'brake': msg.brake, 'handbrake': msg.handbrake}
+        if not self._usable('driver_cmd', fields, 'driver'):
             return
         try:
             self.vehicle.check_gear(msg.gear)
@@ -330,9 +364,14 @@ class SimulatorNode(Node):
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
         p = msg.pose.pose
         q = p.orientation
-        values = (p.position.x, p.position.y, q.w, q.x, q.y, q.z)
-        if not all(math.isfinite(v) for v in values) or q.w == q.x == q.y == q.z == 0.0:
-            self._drop('/initialpose', values)
+        fields = {'pose.pose.position.x': p.position.x, 'pose.pose.position.y': p.position.y,
+                  **{f'pose.pose.orientation.{k}': getattr(q, k) for k in 'wxyz'}}
+        if non_finite(fields):
+            self._drop('/initialpose', fields)
+            return
+        if q.w == q.x == q.y == q.z == 0.0:
+            self._warn('bad_pose', '/initialpose ignored: its orientation is the zero '
+                       'quaternion (w = x = y = z = 0), not a rotation')
             return
         yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
         self.vehicle.reset(x=p.position.x, y=p.position.y, yaw=yaw)
@@ -392,10 +431,10 @@ class SimulatorNode(Node):
                     publishers.append((name, bytes(info.endpoint_gid)))
         self.gate.update_graph(publishers)
 
-    def _drop(self, topic: str, values) -> None:
+    def _drop(self, topic: str, fields: dict) -> None:
         self.counters['non_finite'] += 1
-        self._warn('non_finite', f'dropped a {topic} message with a non-finite value '
-                   f'({self.counters["non_finite"]} dropped so far): {list(values)}')
+        self._warn('non_finite', f'dropped a message on {topic} with a non-finite value '
+                   f'({self.counters["non_finite"]} dropped so far): {non_finite(fields)}')
 
     def _warn(self, key: str, text: str) -> None:
         """Log a warning at most once per WARN_PERIOD_S for each key."""
@@ -461,8 +500,13 @@ class SimulatorNode(Node):
             self._push_command()
 
     def advance(self, steps: int) -> None:
-        """Take `steps` physics steps, starting a control period at each multiple of it."""
-        while steps > 0:
+        """
+        Take `steps` physics steps, starting a control period at each multiple of it.
+
+        Stops early, between two control periods, when the process is asked
+        to stop (stop_requested): a long step call never holds up Ctrl-C.
+        """
+        while steps > 0 and not self.stop_requested():
             if self.sim_steps % self.control_steps == 0:
                 self._start_control_period()
             chunk = min(steps, self.control_steps - self.sim_steps % self.control_steps)
@@ -500,6 +544,9 @@ class SimulatorNode(Node):
     def _tick(self) -> None:
         """Timer: take the steps that wall-clock pacing says are due."""
         s = self.settings
+        if not self._may_advance():
+            self._pace_from(self.sim_steps)     # real time counts from when time may run
+            return
         if s['pacing'] == 'fast':
             self.advance(self.publish_every)
             return
@@ -530,11 +577,18 @@ class SimulatorNode(Node):
             response.success = False
             pacing = self.settings['pacing']
             response.message = f'step is served in lockstep pacing only (pacing is {pacing})'
+        elif request.steps > MAX_STEPS_PER_CALL:
+            response.success = False
+            response.message = (f'step: {request.steps} steps asked, at most '
+                                f'{MAX_STEPS_PER_CALL} per call (call again for more)')
         else:
             self._subscribers_at = -math.inf    # a subscriber that just came is served
+            target = self.sim_steps + int(request.steps)
             self.advance(int(request.steps))
-            response.success = True
-            response.message = ''
+            response.success = self.sim_steps == target
+            response.message = '' if response.success else (
+                f'interrupted after {int(request.steps) - target + self.sim_steps} steps: '
+                'the simulator is stopping')
             # step(0) always reports the current state; otherwise publish unless
             # the steps just taken ended on a publishing instant already.
             if request.steps == 0 or self._published_at != self.sim_steps:
@@ -572,6 +626,8 @@ class SimulatorNode(Node):
 
     def _publish_outputs(self, markers: bool) -> None:
         """Publish the state on every output somebody subscribes to (serialized in place)."""
+        if not self.start_gate.open:
+            return          # nothing before every listed observer can have it
         self._published_at = self.sim_steps
         now_ns = self.sim_steps * self.step_ns
         subscribed = self._subscribed()
@@ -585,12 +641,40 @@ class SimulatorNode(Node):
             self._republished = 0
             self._odom_subscribers = self.pub_odom.get_subscription_count()
 
+    # ---- start and pause ---------------------------------------------------
+
+    def _may_advance(self) -> bool:
+        """Return whether time may run now: not paused, every listed observer matched."""
+        return self._observers_matched() and not self.settings['sync_paused']
+
+    def _observers_matched(self) -> bool:
+        """
+        Return whether every listed observer is matched (see start.py).
+
+        Until then nothing is published; once they are, the state at t = 0
+        is, and the run starts (in synchronous mode, once it is answered).
+        """
+        if self.start_gate.open:
+            return True
+        if self.start_gate.ready([p for p, _, _ in self.outputs]):
+            self.get_logger().info(f"observers {', '.join(self.start_gate.observers)} "
+                                   'matched: simulated time starts')
+            self._subscribers_at = -math.inf
+            self._publish_outputs(markers=True)
+            return True
+        waited = time.monotonic() - self._created_s
+        if waited >= self.settings['sync_timeout_s'] * (1 + self._start_reports):
+            self._start_reports += 1
+            self.get_logger().warning(
+                'simulated time starts once every listed observer subscribes to the outputs; '
+                f"waiting {waited:.0f} s so far for {', '.join(self.start_gate.missing())}")
+        return False
+
     # ---- synchronous mode --------------------------------------------------
 
     def _sync_advance(self) -> None:
         """Advance one publishing period if every listed controller answered and it is due."""
-        if self.settings['sync_paused'] or self.gate.missing() or \
-                not self._due(self.publish_every):
+        if not self._may_advance() or self.gate.missing() or not self._due(self.publish_every):
             return
         self.advance(self.publish_every)
 
@@ -607,6 +691,8 @@ class SimulatorNode(Node):
 
     def _tick_sync(self) -> None:
         """Timer in synchronous mode: pacing, timeouts, and the state published again."""
+        if not self._observers_matched():
+            return
         if self._unidentified:
             self._identify_pending()
         missing = self.gate.missing()
@@ -624,8 +710,15 @@ class SimulatorNode(Node):
             self._publish_outputs(markers=False)
             self._republished = republished
             self._odom_subscribers = odom_subscribers
-        if waited >= self.settings['sync_timeout_s']:
-            self._sync_timeout()
+        timeout = self.settings['sync_timeout_s']
+        if not self.gate.starting():
+            if waited >= timeout:
+                self._sync_timeout()
+        elif waited >= timeout * (1 + self._start_reports):     # time waits for them
+            self._start_reports += 1
+            self.get_logger().warning(
+                f'synchronous mode: simulated time starts once every listed controller has '
+                f"answered; waiting {waited:.0f} s so far for {', '.join(self.gate.unstarted())}")
 
     def _sync_timeout(self) -> None:
         """Report the controllers that did not answer in time and go on without them."""

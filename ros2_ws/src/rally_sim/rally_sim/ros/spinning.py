@@ -64,6 +64,8 @@ def spin_until_shutdown(node: Node, stop: StopRequest = None) -> None:
     """
     executor = EventsExecutor()
     executor.add_node(node)
+    if stop is not None and hasattr(node, 'stop_requested'):
+        node.stop_requested = lambda: stop.requested    # long callbacks end early on a stop
     side_nodes = getattr(node, 'side_nodes', [])
     side = SideSpinner(side_nodes) if side_nodes else None
     try:

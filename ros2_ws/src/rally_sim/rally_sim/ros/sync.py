@@ -108,7 +108,11 @@ class SyncGate:
 
     def starting(self) -> bool:
         """Return whether a listed controller has never answered yet."""
-        return any(c.answers == 0 for c in self.controllers.values())
+        return bool(self.unstarted())
+
+    def unstarted(self) -> List[str]:
+        """Return the listed controllers that have never answered (time waits for them)."""
+        return [c.name for c in self.controllers.values() if c.answers == 0]
 
     def give_up(self) -> List[str]:
         """Stop waiting for the missing controllers until they answer; return their names."""

@@ -51,7 +51,8 @@ def test_bad_driver_commands_are_refused_or_dropped_and_change_nothing(simulator
     assert state.gear == 1 and state.throttle == 1.0
     output = ros_process.stop(client.process)
     assert 'driver_cmd refused (1 so far): gear = 9 does not exist' in output
-    assert 'dropped a driver_cmd message with a non-finite value' in output
+    assert 'dropped a message on driver_cmd with a non-finite value (1 dropped so far): ' \
+        'throttle = nan' in output
     assert 'throttle = 1.7 clamped to 1' in output
 
 

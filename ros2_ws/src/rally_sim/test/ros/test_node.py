@@ -1,6 +1,7 @@
 """The simulator node over real DDS, in its own process."""
 
 import math
+import signal
 import time
 
 from ackermann_msgs.msg import AckermannDriveStamped
@@ -11,6 +12,7 @@ import pytest
 from rally_sim.physics import Surface
 from rally_sim.resources import config_file
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.srv import Step
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rosgraph_msgs.msg import Clock
@@ -298,14 +300,17 @@ def test_non_finite_and_random_commands_never_break_it(simulator, preset):
     last = at(client, slip, response)
     assert all(math.isfinite(v) for v in list(last.wheel_angular_speed) + list(last.normal_load))
     output = ros_process.stop(client.process)
-    assert 'non-finite value' in output
+    # The first warning names the field and its value, as a person reads it.
+    assert ('dropped a message on ackermann_cmd with a non-finite value (1 dropped so far): '
+            'drive.steering_angle = nan') in output
+    assert 'np.float64' not in output
     assert 'clamped to the vehicle limits' in output
 
 
 @pytest.mark.parametrize('name, value, message', [
     ('physics_rate_hz', 5.0, 'physics_rate_hz'),
     ('pacing', 'warp', "'pacing' = 'warp' must be one of"),
-    ('vehicle', 'no_such_car', 'cannot read vehicle file no_such_car'),
+    ('vehicle', 'no_such_car', "no vehicle 'no_such_car': not a vehicle file, nor a preset (presets: arcade"),
 ])
 def test_bad_parameter_at_start_is_an_error_naming_it(simulator, name, value, message):
     client = simulator(**{name: value})
@@ -326,7 +331,7 @@ def test_bad_parameter_at_run_time_is_refused_and_changes_nothing(simulator):
         return client.call(setter, request).results[0]
 
     refused = set_parameter('surface', 'lava')
-    assert not refused.successful and 'cannot read surface map lava' in refused.reason
+    assert not refused.successful and "no surface 'lava'" in refused.reason
     refused = set_parameter('real_time_factor', 1000.0)
     assert not refused.successful
     refused = set_parameter('physics_rate_hz', 50.0)
@@ -406,3 +411,24 @@ def test_synchronous_mode_reports_a_wrong_stamp_and_a_silent_controller(simulato
     name = client.node.get_fully_qualified_name()
     assert f'{name} answered with stamp 7.010 s, not the state time 0.010 s' in output, output
     assert f'no answer to the state at 0.010 s within 10 s from {name}' in output, output
+
+
+def test_a_huge_step_is_refused_and_a_long_one_ends_on_ctrl_c(simulator):
+    client = simulator(**LOCKSTEP)
+    odom = Latest(client, Odometry, 'odom')
+    response = client.step(4294967295)
+    assert not response.success and response.step_count == 0
+    assert 'at most 1000000 per call' in response.message
+    # A million steps (1000 s simulated, about a minute here): stopped while it runs.
+    client.step_client.call_async(Step.Request(steps=1_000_000))
+    assert client.spin_until(lambda: odom.messages and odom.last.header.stamp.sec >= 2,
+                             timeout_s=120.0)
+    asked = time.monotonic()
+    client.process.send_signal(signal.SIGINT)
+    client.process.wait(timeout=60.0)
+    took_s = time.monotonic() - asked
+    output = ros_process.stop(client.process)
+    assert client.process.returncode == 0 and 'Traceback' not in output, output
+    assert took_s < 10.0, (took_s, output)     # not the rest of the million steps
+    stopped_at_s = float(output.split('stopped at simulated time ')[1].split()[0])
+    assert stopped_at_s < 900.0

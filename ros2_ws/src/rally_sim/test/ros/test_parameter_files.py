@@ -19,6 +19,7 @@ NON_DEFAULT = {
     'vehicle': 'rwd_gravel', 'surface': 'rally_stage', 'physics_rate_hz': 500,
     'publish_rate_hz': 50.0, 'marker_rate_hz': 0.0, 'pacing': 'fast',
     'sync_controllers': ['some_controller', '/elsewhere/other'], 'sync_paused': True,
+    'sync_observers': ['recorder'],
     'sync_timeout_s': 12.5, 'real_time_factor': 2.0, 'max_catch_up_s': 0.25,
     'publish_clock': False, 'command_mode': 'driver', 'command_timeout_s': 0.0,
     'timeout_brake_torque_n_m': 250.0, 'odom_frame': 'world_odom', 'base_frame': 'chassis',

@@ -2,6 +2,7 @@
 
 import math
 
+from builtin_interfaces.msg import Time
 from nav_msgs.msg import Odometry
 import numpy as np
 import pytest
@@ -17,8 +18,10 @@ def test_path_follower_keeps_the_car_on_the_stage(simulator):
     heading = path.locate(*start).heading_rad
     # Synchronous mode: the simulator waits for each answer, so the result does
     # not depend on how fast this machine runs the two processes.
-    client = simulator(surface='rally_stage', command_mode='speed', pacing='fast',
-                       sync_controllers='[path_follower]', sync_timeout_s=60.0,
+    # The test's node observes: time starts once it is matched, so it sees every state.
+    client = simulator(client_name='follower_test', surface='rally_stage',
+                       command_mode='speed', pacing='fast', sync_controllers='[path_follower]',
+                       sync_observers='[follower_test]', sync_timeout_s=60.0,
                        initial_x=float(start[0]), initial_y=float(start[1]),
                        initial_yaw=heading)
     samples = []
@@ -31,11 +34,15 @@ def test_path_follower_keeps_the_car_on_the_stage(simulator):
     finally:
         output = ros_process.stop(follower)
     assert 'following' in output
+    # The simulator runs on while the test stops: judge the run up to 25 s.
+    run = sorted({m.header.stamp.sec * 10**9 + m.header.stamp.nanosec: m for m in samples
+                  if m.header.stamp.sec < 25 or m.header.stamp == Time(sec=25)}.items())
+    assert [stamp for stamp, _ in run] == [10**7 * k for k in range(2501)]   # from t = 0
     errors = np.array([path.locate(m.pose.pose.position.x, m.pose.pose.position.y)
-                       .cross_track_m for m in samples])
-    progress = path.locate(samples[-1].pose.pose.position.x,
-                           samples[-1].pose.pose.position.y).progress_m
-    assert progress > 150.0                                  # it went round the stage
+                       .cross_track_m for _, m in run])
+    last = run[-1][1]
+    progress = path.locate(last.pose.pose.position.x, last.pose.pose.position.y).progress_m
+    assert 150.0 < progress < path.length_m                  # it went round the stage
     assert math.sqrt(np.mean(errors ** 2)) < 0.5
     assert np.abs(errors).max() < 2.0                        # the road is 8 m wide
-    assert samples[-1].twist.twist.linear.x == pytest.approx(8.0, abs=3.0)
+    assert last.twist.twist.linear.x == pytest.approx(8.0, abs=3.0)
