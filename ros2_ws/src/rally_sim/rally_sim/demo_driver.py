@@ -48,7 +48,7 @@ from .plotting import plot_run
 from .processes import start_logged, stop_all
 from .recording import BagRecorder
 from .replay import write_trajectory
-from .resources import config_file, vehicle_path
+from .resources import config_file, surface_from, vehicle_path
 from .stages import read_path
 
 # Each phase: (length [s], steer [rad], rear drive torque [N m per wheel],
@@ -222,6 +222,11 @@ def parse_args(argv):
         parser.error('--real-time-factor must be in [0.01, 100]')
     if args.record and os.path.exists(args.record):
         parser.error(f'--record {args.record}: the folder exists already')
+    try:
+        vehicle_path(args.vehicle)
+        surface_from(args.surface)
+    except ValueError as error:     # a vehicle or surface that does not exist: what does
+        parser.error(str(error))
     return args
 
 

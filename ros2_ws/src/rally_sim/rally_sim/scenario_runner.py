@@ -34,9 +34,9 @@ import yaml
 
 from .control.path import ClosedPath
 from .entry import Stopped, StopRequest
-from .physics import SURFACE_GRIP
+from .physics import ConfigError, SURFACE_GRIP
 from .processes import start_logged, stop_all
-from .resources import config_file, preset
+from .resources import config_file, preset, shipped, vehicle_path
 from .ros.serialized import byte_order
 from .stages import read_path, STAGES
 
@@ -76,6 +76,9 @@ class ScenarioError(ValueError):
 def load_scenario(name: str) -> Dict[str, Any]:
     """Load and check a scenario by shipped name or file path."""
     path = preset(name, 'scenarios', '.yaml')
+    if not os.path.isfile(path):
+        raise ScenarioError(f"no scenario '{name}': not a scenario file, nor a built-in "
+                            f"scenario (built-in: {', '.join(shipped('scenarios'))})")
     try:
         with open(path, encoding='utf-8') as stream:
             spec = yaml.safe_load(stream)
@@ -92,6 +95,10 @@ def load_scenario(name: str) -> Dict[str, Any]:
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
     if spec['stage'] not in STAGES:
         raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
+    try:
+        vehicle_path(spec['vehicle'])
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'vehicle': {error}") from None
     if spec['command_mode'] not in MODE_OUTPUTS:
         raise ScenarioError(f"{path}: key 'command_mode' must be one of "
                             f'{", ".join(MODE_OUTPUTS)}')

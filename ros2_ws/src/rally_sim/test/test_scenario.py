@@ -84,3 +84,20 @@ def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2
     assert "key 'stage' must be one of" in result.stderr
+
+
+def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
+    result, _ = run_scenario('nosuch', tmp_path)
+    assert result.returncode == 2 and 'Traceback' not in result.stderr
+    assert "no scenario 'nosuch'" in result.stderr
+    assert 'built-in: drift_skid_pad, mppi_rally_stage, path_follow' in result.stderr
+    scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
+    result, _ = run_scenario(scenario, tmp_path)
+    assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
+    for option, value, said in (('--vehicle', 'nosuchcar', 'presets: arcade_group2'),
+                                ('--surface', 'lava', 'a stage (hill_stage')):
+        demo = subprocess.run([sys.executable, '-m', 'rally_sim.demo', option, value,
+                               '--output', str(tmp_path)], capture_output=True, text=True,
+                              timeout=300)
+        assert demo.returncode == 2 and said in demo.stderr, demo.stderr
+        assert 'Traceback' not in demo.stderr
