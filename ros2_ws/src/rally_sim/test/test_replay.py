@@ -78,7 +78,8 @@ def test_preset_name_overrides_and_brake_columns(tmp_path):
     assert data[0, header.index('vx')] == -3.0
     bad = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output', str(output),
                  '--surface', 'lava')
-    assert bad.returncode == 2 and "no surface 'lava': not a surface type (tarmac_dry" in bad.stderr
+    assert bad.returncode == 2
+    assert "no surface 'lava': not a surface type (tarmac_dry" in bad.stderr
     assert np.all(np.isfinite(data))
     assert np.array_equal(read_inputs(str(inputs)).handbrake, table.handbrake)   # round trip
 

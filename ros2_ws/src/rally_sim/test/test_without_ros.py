@@ -18,7 +18,7 @@ import pytest
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLAIN = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..', 'build', 'plain_venv'))
 PYTHON = os.path.join(PLAIN, 'bin', 'python')
-SCRIPT = r'''
+SCRIPT = r"""
 import importlib.util
 import sys
 
@@ -55,7 +55,7 @@ assert result.valid.all() and result.states.shape == (cars, horizon, car.state.s
 speeds = result.states[:, -1, 3]
 assert np.all(np.diff(speeds) > 0.0), speeds        # more torque, more speed
 print('batch', cars, 'cars, speeds', speeds.round(3).tolist())
-'''
+"""
 
 
 def scrubbed_environment(tmp_path) -> dict:

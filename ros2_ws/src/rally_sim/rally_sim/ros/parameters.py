@@ -126,8 +126,8 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
             values[name] = float(values[name])
         if isinstance(spec.default, list):
             values[name] = names(values[name])
-    unknown = sorted(n for n in node._parameter_overrides
-                     if n not in specs and n not in STANDARD and not n.startswith('qos_overrides.'))
+    unknown = sorted(n for n in node._parameter_overrides if n not in specs
+                     and n not in STANDARD and not n.startswith('qos_overrides.'))
     if unknown:
         raise ParameterError(
             f"parameter '{unknown[0]}'{_source(unknown[0])} is not a parameter of "

@@ -183,20 +183,19 @@ class SimulatorNode(Node):
         # No QoS event handlers on the publishers (subscribers report incompatible QoS
         # themselves): each handler is one more entity in every executor wait.
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
-        self.pub_odom = self.create_publisher(Odometry, 'odom', OUTPUT_DEPTH, event_callbacks=quiet)
-        self.pub_tf = self.create_publisher(TFMessage, '/tf', OUTPUT_DEPTH, event_callbacks=quiet)
-        static_qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.pub_tf_static = self.create_publisher(TFMessage, '/tf_static', static_qos,
-                                                   event_callbacks=quiet)
-        self.pub_slip = self.create_publisher(WheelSlip, 'wheel_slip', OUTPUT_DEPTH, event_callbacks=quiet)
-        self.pub_joints = self.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH,
-                                                event_callbacks=quiet)
-        self.pub_imu = self.create_publisher(Imu, 'imu', OUTPUT_DEPTH, event_callbacks=quiet)
-        self.pub_markers = self.create_publisher(MarkerArray, 'markers', OUTPUT_DEPTH, event_callbacks=quiet)
-        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', OUTPUT_DEPTH, event_callbacks=quiet)
-                          if self.settings['publish_clock'] else None)
-        self.pub_drivetrain = (self.create_publisher(DrivetrainState, 'drivetrain_state', OUTPUT_DEPTH,
-                                                     event_callbacks=quiet)
+
+        def output(kind, topic, qos=OUTPUT_DEPTH):
+            return self.create_publisher(kind, topic, qos, event_callbacks=quiet)
+        self.pub_odom = output(Odometry, 'odom')
+        self.pub_tf = output(TFMessage, '/tf')
+        self.pub_tf_static = output(TFMessage, '/tf_static', QoSProfile(
+            depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.pub_slip = output(WheelSlip, 'wheel_slip')
+        self.pub_joints = output(JointState, 'joint_states')
+        self.pub_imu = output(Imu, 'imu')
+        self.pub_markers = output(MarkerArray, 'markers')
+        self.pub_clock = output(ClockMsg, '/clock') if self.settings['publish_clock'] else None
+        self.pub_drivetrain = (output(DrivetrainState, 'drivetrain_state')
                                if self.vehicle.has_drivetrain else None)
         if self.gate:
             self._make_answer_node()

@@ -310,7 +310,8 @@ def test_non_finite_and_random_commands_never_break_it(simulator, preset):
 @pytest.mark.parametrize('name, value, message', [
     ('physics_rate_hz', 5.0, 'physics_rate_hz'),
     ('pacing', 'warp', "'pacing' = 'warp' must be one of"),
-    ('vehicle', 'no_such_car', "no vehicle 'no_such_car': not a vehicle file, nor a preset (presets: arcade"),
+    ('vehicle', 'no_such_car',
+     "no vehicle 'no_such_car': not a vehicle file, nor a preset (presets: arcade"),
 ])
 def test_bad_parameter_at_start_is_an_error_naming_it(simulator, name, value, message):
     client = simulator(**{name: value})
