@@ -72,7 +72,8 @@ SPECS: Dict[str, Spec] = {
                         'are connected', live=True),
     'sync_timeout_s': Spec(5.0, 'wall seconds to wait for a controller in synchronous mode '
                            'before reporting it and going on without it until it answers '
-                           'again', 0.01, 3600.0),
+                           'again; before time starts (first answers, observers) nothing is '
+                           'given up: who is waited for is reported this often', 0.01, 3600.0),
     'real_time_factor': Spec(1.0, 'simulated seconds per wall second in realtime pacing',
                              0.01, 100.0, live=True),
     'max_catch_up_s': Spec(0.1, 'largest backlog of simulated time caught up at once in '

@@ -127,7 +127,7 @@ class SimulatorNode(Node):
         self.messages = conversions.OutputMessages(self.vehicle, self.frames)
         self.gate = self._sync_gate()
         self._created_s = time.monotonic()
-        self._start_reports = 0
+        self._waiting_reports = {'observers': 0, 'controllers': 0}   # at the start
         self._lock = threading.Lock()
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
         self.speed = SpeedController(
@@ -582,12 +582,11 @@ class SimulatorNode(Node):
                                 f'{MAX_STEPS_PER_CALL} per call (call again for more)')
         else:
             self._subscribers_at = -math.inf    # a subscriber that just came is served
-            target = self.sim_steps + int(request.steps)
+            before = self.sim_steps
             self.advance(int(request.steps))
-            response.success = self.sim_steps == target
+            response.success = self.sim_steps - before == request.steps
             response.message = '' if response.success else (
-                f'interrupted after {int(request.steps) - target + self.sim_steps} steps: '
-                'the simulator is stopping')
+                f'interrupted after {self.sim_steps - before} steps: the simulator is stopping')
             # step(0) always reports the current state; otherwise publish unless
             # the steps just taken ended on a publishing instant already.
             if request.steps == 0 or self._published_at != self.sim_steps:
@@ -655,15 +654,17 @@ class SimulatorNode(Node):
         """
         if self.start_gate.open:
             return True
-        if self.start_gate.ready([p for p, _, _ in self.outputs]):
+        publishers = [p for p, _, _ in self.outputs + [(self.pub_clock, None, None)]
+                      if p is not None]
+        if self.start_gate.ready(publishers):
             self.get_logger().info(f"observers {', '.join(self.start_gate.observers)} "
                                    'matched: simulated time starts')
             self._subscribers_at = -math.inf
             self._publish_outputs(markers=True)
             return True
         waited = time.monotonic() - self._created_s
-        if waited >= self.settings['sync_timeout_s'] * (1 + self._start_reports):
-            self._start_reports += 1
+        if waited >= self.settings['sync_timeout_s'] * (1 + self._waiting_reports['observers']):
+            self._waiting_reports['observers'] += 1
             self.get_logger().warning(
                 'simulated time starts once every listed observer subscribes to the outputs; '
                 f"waiting {waited:.0f} s so far for {', '.join(self.start_gate.missing())}")
@@ -713,8 +714,8 @@ class SimulatorNode(Node):
         if not self.gate.starting():
             if waited >= timeout:
                 self._sync_timeout()
-        elif waited >= timeout * (1 + self._start_reports):     # time waits for them
-            self._start_reports += 1
+        elif waited >= timeout * (1 + self._waiting_reports['controllers']):   # no give-up
+            self._waiting_reports['controllers'] += 1
             self.get_logger().warning(
                 f'synchronous mode: simulated time starts once every listed controller has '
                 f"answered; waiting {waited:.0f} s so far for {', '.join(self.gate.unstarted())}")
