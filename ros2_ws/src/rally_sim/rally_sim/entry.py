@@ -103,7 +103,23 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
         prepare()
     from .ros.spinning import run_node
     stop.hold()
-    return run_node(getattr(node_module, class_name), name, args, stop)
+    try:
+        return run_node(getattr(node_module, class_name), name, args, stop)
+    finally:
+        ignore_signals()
+
+
+def ignore_signals() -> None:
+    """
+    Ignore SIGINT and SIGTERM from now on: the process has cleaned up and is exiting.
+
+    Python restores the default handlers while the interpreter shuts down
+    (not an ignored signal's), so a second Ctrl-C then (ros2 launch sends
+    one more after the terminal's; late on a loaded machine) would kill the
+    process with -2 instead of its exit status.
+    """
+    for number in SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
 
 
 def run_tool(module: str, argv=None) -> int:
@@ -120,3 +136,5 @@ def run_tool(module: str, argv=None) -> int:
     except Stopped as stopped:
         print(stopped_message(stopped.number), flush=True)
         return stopped_status(stopped.number)
+    finally:
+        ignore_signals()

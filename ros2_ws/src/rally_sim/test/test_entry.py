@@ -161,6 +161,35 @@ def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path
     assert not ros_process.leaked_shm_segments(segments)   # no segment left
 
 
+def test_signals_repeated_until_the_end_still_give_exit_0(tmp_path):
+    # As under ros2 launch: Ctrl-C reaches a node from the terminal and again from
+    # launch, and on a loaded machine the second may come while the process exits.
+    tag = f'repeated-{tmp_path}'
+    listener = Listener()
+    try:
+        for k in range(3):
+            log_path = tmp_path / f'{k}.log'
+            before = listener.counts['odom']
+            process = start('rally_sim.ros.node', {}, tag, log_path)
+            try:
+                assert listener.spin_until(lambda: listener.counts['odom'] > before), \
+                    log_path.read_text()
+                deadline = time.monotonic() + TIMEOUT_S
+                while process.poll() is None and time.monotonic() < deadline:
+                    process.send_signal(signal.SIGINT)
+                    listener.spin_until(lambda: process.poll() is not None, 0.005)
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            text = log_path.read_text()
+            assert process.returncode == 0 and 'Traceback' not in text, \
+                f'{k}: exit {process.returncode}\n{text}'
+    finally:
+        listener.close()
+    assert not ros_process.tagged_processes(tag)
+
+
 def start_tool(module: str, args, tag: str, log_path) -> subprocess.Popen:
     """
     Start `python -m module args` (a tool: runner or demo), tagged, output into a file.
