@@ -1,0 +1,180 @@
+"""
+The simulator node's command intake: command messages in, the vehicle's command held.
+
+Checks each command message (a non-finite field drops it, a command for
+another command_mode is ignored), holds what it asks for, runs the watchdog
+and, in speed mode, the speed controller once per control period, and gives
+the vehicle the command in force. No ROS entities here: the node subscribes
+and calls in.
+"""
+
+from typing import Callable, Dict
+
+from ackermann_msgs.msg import AckermannDriveStamped
+import numpy as np
+from rally_sim_msgs.msg import DriverCommand as DriverCommandMsg, WheelTorqueCommand
+
+from .reports import non_finite, Reports
+from ..control.speed import SpeedController
+from ..physics import Command, CommandError, DriverCommand, Vehicle
+from ..physics.drivetrain import AUTOMATIC
+from ..physics.model import VX
+
+CONTROL_PERIOD_S = 0.01
+"""Commands, the watchdog and the speed controller are applied per this much sim time."""
+COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd', 'driver_cmd')
+COMMAND_TYPES = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
+                 'driver_cmd': DriverCommandMsg}
+
+
+class CommandIntake:
+    """The commands held for one car, the watchdog and the speed controller."""
+
+    def __init__(self, vehicle: Vehicle, settings: Dict, reports: Reports, dt: float,
+                 steps: Callable[[], int]):
+        """Hold commands for `vehicle`; `steps()` is the simulated step count, dt its length."""
+        self.vehicle = vehicle
+        self.settings = settings
+        self.reports = reports
+        self.dt = dt
+        self._steps = steps
+        self.control_steps = max(1, round(CONTROL_PERIOD_S / dt))
+        config = vehicle.config
+        self.speed = SpeedController(config['mass_kg'], config['wheel_radius_m'],
+                                     vehicle.drive_limit, vehicle.brake_limit)
+        self.reset()
+
+    def handlers(self) -> Dict[str, Callable]:
+        """Return the message handler of each command topic."""
+        return {'ackermann_cmd': self.on_ackermann, 'wheel_torque_cmd': self.on_torque,
+                'driver_cmd': self.on_driver}
+
+    def reset(self) -> None:
+        """Forget every command: nothing steers, drives or brakes; the watchdog restarts."""
+        self.steer_rad = 0.0
+        self.steer_rate = 0.0
+        self.target_speed = 0.0
+        self.target_acceleration = 0.0
+        self.drive = np.zeros(4)
+        self.brake = np.zeros(4)
+        self.handbrake = 0.0
+        self.throttle = 0.0
+        self.pedal = 0.0
+        self.gear = AUTOMATIC
+        self.last_command_steps = self._steps()
+        self.timed_out = False
+
+    # ---- messages ----------------------------------------------------------
+
+    def on_ackermann(self, msg: AckermannDriveStamped) -> None:
+        """Steering and, in speed mode, the target speed and acceleration."""
+        d = msg.drive
+        fields = {f'drive.{name}': getattr(d, name) for name in (
+            'steering_angle', 'steering_angle_velocity', 'speed', 'acceleration', 'jerk')}
+        if non_finite(fields):
+            self.reports.drop('ackermann_cmd', fields)
+            return
+        self.steer_rad, self.steer_rate = float(d.steering_angle), float(d.steering_angle_velocity)
+        self.target_speed, self.target_acceleration = float(d.speed), abs(float(d.acceleration))
+        self._received()
+
+    def on_torque(self, msg: WheelTorqueCommand) -> None:
+        """Per-wheel drive and brake torques and the handbrake (command_mode torque)."""
+        fields = {'drive_torque': msg.drive_torque, 'brake_torque': msg.brake_torque,
+                  'handbrake': msg.handbrake}
+        if not self._usable('wheel_torque_cmd', fields, 'torque'):
+            return
+        self.drive = np.array(msg.drive_torque, dtype=float)
+        self.brake = np.array(msg.brake_torque, dtype=float)
+        self.handbrake = float(msg.handbrake)
+        self._received()
+
+    def on_driver(self, msg: DriverCommandMsg) -> None:
+        """Pedals, handbrake and gear (command_mode driver)."""
+        fields = {'throttle': msg.throttle, 'brake': msg.brake, 'handbrake': msg.handbrake}
+        if not self._usable('driver_cmd', fields, 'driver'):
+            return
+        try:
+            self.vehicle.check_gear(msg.gear)
+        except CommandError as error:
+            refused = self.reports.count('refused')
+            self.reports.warn('refused', f'driver_cmd refused ({refused} so far): {error}')
+            return
+        self.throttle, self.pedal = float(msg.throttle), float(msg.brake)
+        self.handbrake, self.gear = float(msg.handbrake), float(msg.gear)
+        self._received()
+
+    def _usable(self, topic: str, fields: dict, mode: str) -> bool:
+        """Return whether a command is finite (else dropped) and for the mode (else ignored)."""
+        if non_finite(fields):
+            self.reports.drop(topic, fields)
+            return False
+        if self.settings['command_mode'] != mode:
+            self.reports.warn('ignored', f'{topic} ignored: command_mode is '
+                              f"{self.settings['command_mode']}")
+            return False
+        return True
+
+    def _received(self) -> None:
+        self.last_command_steps = self._steps()
+        if self.timed_out:
+            self.timed_out = False
+            self.reports.logger.info('commands resumed')
+        self.push(integrate=False)
+
+    # ---- the command in force ----------------------------------------------
+
+    def start_control_period(self) -> None:
+        """Run the watchdog, and in speed mode the speed controller, for the next period."""
+        timeout = self.settings['command_timeout_s']
+        if (timeout > 0.0 and not self.timed_out
+                and (self._steps() - self.last_command_steps) * self.dt >= timeout):
+            self.timed_out = True
+            self.reports.logger.warning(
+                f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
+            self.push()
+        elif self.settings['command_mode'] == 'speed' and not self.timed_out:
+            self.push()
+
+    def push(self, integrate: bool = True) -> None:
+        """
+        Give the vehicle the command in force (watchdog and speed mode applied).
+
+        The speed controller integrates over a control period only when one
+        starts (integrate); a command received in between is applied at once
+        without integrating.
+        """
+        if self.timed_out:
+            brake = np.full(4, self.settings['timeout_brake_torque_n_m'])
+            command = Command(self.steer_rad, self.steer_rate, np.zeros(4), brake, 0.0)
+        elif self.settings['command_mode'] == 'speed':
+            drive, brake = self.speed.torques(self.target_speed, self.target_acceleration,
+                                              float(self.vehicle.state[VX]),
+                                              self.control_steps * self.dt if integrate
+                                              else 0.0)
+            command = (self._through_drivetrain(drive, brake) if self.vehicle.has_drivetrain
+                       else Command(self.steer_rad, self.steer_rate, drive, brake, 0.0))
+        elif self.settings['command_mode'] == 'driver':
+            command = DriverCommand(self.steer_rad, self.steer_rate, self.throttle, self.pedal,
+                                    self.handbrake, self.gear)
+        else:
+            command = Command(self.steer_rad, self.steer_rate, self.drive, self.brake,
+                              self.handbrake)
+        try:
+            notes = self.vehicle.set_command(command)
+        except CommandError as error:     # cannot happen after the checks above
+            self.reports.warn('command', f'command rejected: {error}')
+            return
+        if notes:
+            self.reports.count('clamped')
+            self.reports.warn('clamped', 'command clamped to the vehicle limits: '
+                              + '; '.join(notes))
+
+    def _through_drivetrain(self, drive, brake) -> DriverCommand:
+        """Turn the speed controller's torques into pedals and a gear request."""
+        wanted = sum(drive)
+        full = self.vehicle.full_drive_torque_n_m()
+        throttle = min(abs(wanted) / full, 1.0) if full > 0.0 else 0.0
+        pedal = min(sum(brake) / float(np.sum(self.vehicle.brake_limit)), 1.0)
+        gear = -1 if self.target_speed < 0.0 else AUTOMATIC
+        return DriverCommand(self.steer_rad, self.steer_rate, throttle, pedal, 0.0, gear)

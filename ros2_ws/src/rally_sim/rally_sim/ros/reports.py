@@ -1,0 +1,50 @@
+"""What the simulator node tells its user: counted events and rate-limited warnings."""
+
+import math
+import time
+from typing import Dict
+
+WARN_PERIOD_S = 2.0
+"""A warning of one kind is logged at most this often [wall s]; the count keeps every one."""
+COUNTERS = ('non_finite', 'clamped', 'overrun_steps', 'wrong_stamp', 'sync_timeouts', 'refused')
+
+
+def non_finite(fields: dict) -> str:
+    """Return the fields (name: number or sequence) that are not finite, as 'name = value'."""
+    found = []
+    for name, value in fields.items():
+        if isinstance(value, (int, float)):
+            if not math.isfinite(value):
+                found.append(f'{name} = {float(value)!r}')
+        else:
+            found += [f'{name}[{i}] = {float(v)!r}' for i, v in enumerate(value)
+                      if not math.isfinite(v)]
+    return ', '.join(found)
+
+
+class Reports:
+    """A node's logger with counters of what went wrong and warnings at most every 2 s."""
+
+    def __init__(self, logger):
+        """Report through `logger` (an rclpy logger)."""
+        self.logger = logger
+        self.counters: Dict[str, int] = dict.fromkeys(COUNTERS, 0)
+        self._last_warn: Dict[str, float] = {}
+
+    def warn(self, key: str, text: str) -> None:
+        """Log a warning at most once per WARN_PERIOD_S for each key."""
+        now = time.monotonic()
+        if now - self._last_warn.get(key, -math.inf) >= WARN_PERIOD_S:
+            self._last_warn[key] = now
+            self.logger.warning(text)
+
+    def count(self, key: str, by: int = 1) -> int:
+        """Add to a counter; return its new value."""
+        self.counters[key] += by
+        return self.counters[key]
+
+    def drop(self, topic: str, fields: dict) -> None:
+        """Count and report a message dropped for a non-finite field."""
+        dropped = self.count('non_finite')
+        self.warn('non_finite', f'dropped a message on {topic} with a non-finite value '
+                  f'({dropped} dropped so far): {non_finite(fields)}')
