@@ -164,3 +164,23 @@ def test_driver_replay_bad_inputs_are_named(tmp_path):
     table = read_inputs(inputs)
     assert table.driver and table.gear[0] == AUTOMATIC      # empty: automatic
     assert not os.path.exists(output)
+
+
+def test_an_actuator_delay_set_on_the_command_line_delays_the_car(tmp_path):
+    inputs = tmp_path / 'in.csv'
+    rows = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
+    rows += [f'{k * 0.001!r},{0.1 if k >= 100 else 0.0},0,0,0,0' for k in range(600)]
+    inputs.write_text('\n'.join(rows) + '\n')
+    runs = {}
+    for delay in (None, '0.137'):
+        output = tmp_path / f'out_{delay}.csv'
+        extra = ['--set', f'actuation.steer.delay_s={delay}'] if delay else []
+        result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                        str(output), '--initial-speed', '10', *extra)
+        assert result.returncode == 0, result.stderr
+        header, data = read_output(output)
+        runs[delay] = data[:, header.index('yaw_rate')]
+    # the same response, 137 rows (1 ms each) later (at a speed that coasting lowered a little)
+    first = {delay: int(np.flatnonzero(np.abs(r) > 1e-9)[0]) for delay, r in runs.items()}
+    assert first['0.137'] - first[None] == 137
+    assert np.allclose(runs['0.137'][137:400], runs[None][:400 - 137], rtol=0.01, atol=1e-4)

@@ -74,6 +74,38 @@ def _tyre_fields(axle: str) -> Dict[str, Field]:
     }
 
 
+ACTUATORS = {
+    'steer': ('rad', 100.0),
+    'drive': ("share of full drive: the wheel's drive torque limit, or full throttle", 1000.0),
+    'brake': ("share of full brake: the wheel's brake torque limit (pedal: of full travel)",
+              1000.0),
+    'handbrake': ('share of the full lever', 1000.0),
+}
+"""The actuators of the `actuation:` section: the unit of their values, largest rate."""
+STEER_ALIASES = {'actuation.steer.time_constant_s': 'steering.time_constant_s',
+                 'actuation.steer.rate_limit': 'steering.max_rate_rad_s'}
+"""Keys that name one setting twice: the steering section's older names."""
+
+
+def _actuator_fields(name: str) -> Dict[str, Field]:
+    unit, fastest = ACTUATORS[name]
+    rate = f'{unit} per second' if name != 'steer' else 'rad/s'
+    return {
+        f'actuation.{name}.delay_s': Field(
+            float, 0.0, 1.0, f'{name} dead time [s of simulated time]: a command takes effect '
+            'this long after it arrived, to the physics step', (), 0.0),
+        f'actuation.{name}.time_constant_s': Field(
+            float, 0.0, 5.0, f'{name} first-order lag after the dead time [s], 0: none', (),
+            0.0),
+        f'actuation.{name}.rate_limit': Field(
+            float, 0.0, fastest, f'{name} rate limit [{rate}], 0: none', (), 0.0),
+        f'actuation.{name}.dead_band': Field(
+            float, 0.0, 1.0, f'{name} commands of at most this size act as 0 [{unit}]', (), 0.0),
+        f'actuation.{name}.bias': Field(
+            float, -1.0, 1.0, f'{name} offset added to every command [{unit}]', (), 0.0),
+    }
+
+
 LAYOUTS = ('none', 'fwd', 'rwd', 'awd')
 """drivetrain.layout: none (per-wheel torques as commanded) or the driven axles."""
 
@@ -222,6 +254,7 @@ FIELDS: Dict[str, Field] = {
         float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
         'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE, neutral=0.0),
     **DRIVETRAIN_FIELDS,
+    **{key: spec for name in ACTUATORS for key, spec in _actuator_fields(name).items()},
 }
 
 
@@ -311,6 +344,9 @@ class VehicleConfig:
         values = {key: self.values[key] for key in self.given}
         for key, value in overrides.items():
             values[key] = check_value(key, value)
+            for pair in STEER_ALIASES.items():
+                if key in pair:     # an override replaces the setting under either name
+                    values.pop(pair[1] if key == pair[0] else pair[0], None)
         return VehicleConfig.of(values)
 
     def model_params(self) -> ModelParams:
@@ -365,15 +401,27 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     _check_layout(values)
     missing = [key for key, spec in FIELDS.items()
                if key not in values and spec.default is None and model in spec.models
-               and key not in DRIVETRAIN_FIELDS]
+               and key not in DRIVETRAIN_FIELDS
+               and not any(o == key and n in values for n, o in STEER_ALIASES.items())]
     if missing:
         raise ConfigError(f"missing key(s) {', '.join(missing)}")
     completed = {key: spec.neutral if model not in spec.models else spec.default
                  for key, spec in FIELDS.items() if key not in values}
     completed.update(values)
+    _fold_steering(values, completed)
     if model == 'arcade_bicycle':
         _check_arcade(completed)
     return completed
+
+
+def _fold_steering(values: Mapping[str, Any], completed: Dict[str, Any]) -> None:
+    """Give each steering setting named twice (STEER_ALIASES) one value under both names."""
+    for new, old in STEER_ALIASES.items():
+        if new in values and old in values and values[new] != values[old]:
+            raise ConfigError(f"keys '{new}' ({values[new]:g}) and '{old}' ({values[old]:g}) "
+                              'name one setting: give one of them')
+        value = values[new] if new in values else completed[old]
+        completed[new] = completed[old] = value
 
 
 def _check_layout(values: Mapping[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from .actuation import Actuation
 from .config import VehicleConfig
 from .driveline import gear_ratio, input_speed
 from .drivetrain import AUTOMATIC, curve_torque, RPM_PER_RAD_S
@@ -127,10 +128,16 @@ class Vehicle:
         self.has_drivetrain = config['drivetrain.layout'] != 'none'
         self.gears = len(config['gearbox.ratios']) if self.has_drivetrain else 0
         self._limits = _ScalarLimits(self)
+        self.actuation = Actuation(config, self.drive_limit, self.brake_limit)
+        self.acting = not self.actuation.trivial
+        """Whether the actuators do more than the kernel's steering (see actuation.py)."""
         self.state = np.zeros(STATE_SIZE)
-        self.command = np.zeros(COMMAND_SIZE)     # checked and clamped, as the kernel reads it
+        self.command = np.zeros(COMMAND_SIZE)     # checked and clamped, as the kernel reads it;
+        #                                           with actuators: the last step's
         self.outputs = np.zeros((OUTPUT_ROWS, 4))  # tyre state, friction, wheel angles, accel
         self.work = Workspace()
+        self._scratch_outputs = np.zeros((1, OUTPUT_ROWS, 4))
+        self._unmerged_row = np.zeros(COMMAND_SIZE)
         self.time_s = 0.0
         self.step_count = 0
         self._substeps = {}
@@ -164,6 +171,9 @@ class Vehicle:
         friction_under(self.state, self.flat_params, self.tyre_mu, self._grid, self._grid_meta,
                        self.outputs[O_FRICTION])
         self.set_command(Command())
+        if self.acting:
+            self.actuation.reset(self._unmerged_row)
+            self.command[:] = self._merged(self.actuation.rows(0.0, 1.0, 1))[0]
         self._refresh_outputs()
 
     def _start_engine(self) -> None:
@@ -194,15 +204,26 @@ class Vehicle:
         Raises CommandError, changing nothing, if any value is non-finite, an
         array has the wrong length, a gear does not exist or a DriverCommand
         goes to a car without a drivetrain. This is the only check: steps
-        take the held command as it is.
+        take the held command as it is. With actuators (see actuation.py) the
+        command arrives now and takes effect as they let it.
         """
+        merge = not self.acting
         if isinstance(command, DriverCommand):
             self._need_drivetrain()
-            values, notes = self._limits.driver(command)
+            values, notes = self._limits.driver(command, merge)
         else:
-            values, notes = self._limits.apply(command)
-        self.command[:] = values
+            values, notes = self._limits.apply(command, merge)
+        if merge:
+            self.command[:] = values
+        else:
+            self._unmerged_row = np.array(values)
+            self.actuation.push(self.time_s, self._unmerged_row)
         return notes
+
+    def _merged(self, rows: np.ndarray) -> np.ndarray:
+        """Add the handbrake's torque to the rear brakes of command rows (in place)."""
+        rows[:, C_BRAKE:C_BRAKE + 4] += rows[:, C_HANDBRAKE, None] * self.handbrake_torque
+        return rows
 
     def check_gear(self, gear: float) -> None:
         """Raise CommandError if this gearbox has no such gear request (DriverCommand.gear)."""
@@ -230,13 +251,13 @@ class Vehicle:
             raise CommandError(f"vehicle '{self.config['name']}' has no drivetrain "
                                '(drivetrain.layout none): send per-wheel drive torques')
 
-    def limit_commands(self, steer, rate, drive, brake, handbrake):
+    def limit_commands(self, steer, rate, drive, brake, handbrake, merge: bool = True):
         """
         Check and clamp N commands at once (arrays with N rows).
 
         Returns steer, rate limit, drive and total brake torque (brakes plus
-        handbrake), the handbrake lever per row, and (row, message) for each
-        clamped value. Raises
+        handbrake; without it if not merge), the handbrake lever per row, and
+        (row, message) for each clamped value. Raises
         CommandError, naming the field (and row), for a non-finite value.
         """
         steer = _checked('steer_rad', steer, 1)
@@ -251,7 +272,8 @@ class Vehicle:
         drive = _clamp(notes, 'drive_torque_n_m', drive, -self.drive_limit, self.drive_limit)
         brake = _clamp(notes, 'brake_torque_n_m', brake, 0.0, self.brake_limit)
         notes.sort()
-        brake = brake + handbrake[:, None] * self.handbrake_torque
+        if merge:
+            brake = brake + handbrake[:, None] * self.handbrake_torque
         return steer, rate, drive, brake, handbrake, notes
 
     # ---- stepping ----------------------------------------------------------
@@ -274,8 +296,12 @@ class Vehicle:
         """
         Take `steps` fixed steps of dt [s] with the held command, in one compiled call.
 
+        With actuators, each step takes the command they give it then.
         Raises FloatingPointError at a non-finite state, keeping the last finite one.
         """
+        if self.acting:
+            self._act(steps, dt)
+            return
         w = self.work
         done = advance(self.state, self.command, dt, steps, self.substeps_for(dt), self.method,
                        self.flat_params, self.tyre_mu, self._grid, self._grid_meta,
@@ -284,6 +310,28 @@ class Vehicle:
         self.time_s += done * dt
         if done < steps:
             self._non_finite()
+
+    def _act(self, steps: int, dt: float) -> None:
+        """advance() through the actuators: each step's command as they give it."""
+        rows = self.actuation.rows(self.time_s, dt, steps)
+        own = rows[:, C_BRAKE:C_BRAKE + 4].copy()
+        self._merged(rows)
+        w = self.work
+        dts = np.full(steps, dt)
+        substeps = np.full(steps, self.substeps_for(dt), dtype=np.int64)
+        states = np.empty((steps, STATE_SIZE))
+        done = rollout(self.state, rows, dts, substeps, self.method, self.flat_params,
+                       self.tyre_mu, self._grid, self._grid_meta, w.vectors, w.wheel,
+                       w.matrices, w.ints, self.outputs, states, self._scratch_outputs)
+        self.step_count += done
+        self.time_s += done * dt
+        last = rows[max(done - 1, 0)].copy()
+        self.command[:] = last
+        if done < steps:
+            last[C_BRAKE:C_BRAKE + 4] = own[max(done - 1, 0)]
+            self.actuation.settle(last)
+            self._non_finite()
+        self._refresh_outputs()
 
     def run(self, steer, steer_rate, drive, brake, handbrake, dts):
         """
@@ -295,7 +343,8 @@ class Vehicle:
         up under each wheel at the start of each row.
         """
         dts = _positive_dts(dts)
-        commands, notes = self.torque_commands(steer, steer_rate, drive, brake, handbrake)
+        commands, notes = self.torque_commands(steer, steer_rate, drive, brake, handbrake,
+                                               merge=not self.acting)
         return self._run(commands, dts) + (notes,)
 
     def run_driver(self, steer, steer_rate, throttle, brake, handbrake, gear, dts):
@@ -307,22 +356,29 @@ class Vehicle:
         """
         dts = _positive_dts(dts)
         commands, notes = self.driver_commands(steer, steer_rate, throttle, brake, handbrake,
-                                               gear)
+                                               gear, merge=not self.acting)
         return self._run(commands, dts) + (notes,)
 
-    def torque_commands(self, steer, steer_rate, drive, brake, handbrake):
-        """Return N kernel command rows (N, COMMAND_SIZE) of per-wheel torques, and the notes."""
+    def torque_commands(self, steer, steer_rate, drive, brake, handbrake, merge: bool = True):
+        """
+        Return N kernel command rows (N, COMMAND_SIZE) of per-wheel torques, and the notes.
+
+        merge False: the handbrake's torque is left out of the brake columns.
+        """
         steer, rate, drive, brake, handbrake, notes = self.limit_commands(
-            steer, steer_rate, drive, brake, handbrake)
+            steer, steer_rate, drive, brake, handbrake, merge)
         commands = np.zeros((len(steer), COMMAND_SIZE))     # C_DRIVER 0: torque mode
         commands[:, C_STEER], commands[:, C_RATE] = steer, rate
         commands[:, C_DRIVE:C_DRIVE + 4], commands[:, C_BRAKE:C_BRAKE + 4] = drive, brake
         commands[:, C_HANDBRAKE] = handbrake
         return commands, notes
 
-    def driver_commands(self, steer, steer_rate, throttle, brake, handbrake, gear):
+    def driver_commands(self, steer, steer_rate, throttle, brake, handbrake, gear,
+                        merge: bool = True):
         """
         Return N kernel command rows of a driver (DriverCommand's fields), and the notes.
+
+        merge False: the handbrake's torque is left out of the brake columns.
 
         Raises CommandError for a car without a drivetrain, a non-finite value
         or a gear that does not exist (naming the row).
@@ -340,14 +396,17 @@ class Vehicle:
         pedal = _clamp(extra, 'brake', pedal, 0.0, 1.0)
         commands = np.zeros((len(steer), COMMAND_SIZE))
         commands[:, C_STEER], commands[:, C_RATE] = steer, rate
-        commands[:, C_BRAKE:C_BRAKE + 4] = (pedal[:, None] * self.brake_limit
-                                            + handbrake[:, None] * self.handbrake_torque)
+        commands[:, C_BRAKE:C_BRAKE + 4] = pedal[:, None] * self.brake_limit
+        if merge:
+            commands[:, C_BRAKE:C_BRAKE + 4] += handbrake[:, None] * self.handbrake_torque
         commands[:, C_HANDBRAKE] = handbrake
         commands[:, C_DRIVER], commands[:, C_THROTTLE], commands[:, C_GEAR] = 1.0, throttle, gear
         return commands, sorted(notes + extra)
 
     def _run(self, commands: np.ndarray, dts: np.ndarray):
         """Run the checked kernel commands; return the states and tyre states after each."""
+        if self.acting:
+            return self._run_acting(commands, dts)
         # substeps_for() for every row at once (same arithmetic, same results)
         substeps = np.maximum(1, np.ceil(dts / self.config['dt'] - 1e-9)).astype(np.int64)
         states = np.zeros((len(dts), STATE_SIZE))
@@ -362,6 +421,25 @@ class Vehicle:
         if done < len(dts):
             self._non_finite()
         return states, outputs[:, :DIAG_SIZE]
+
+    def _run_acting(self, commands: np.ndarray, dts: np.ndarray):
+        """
+        _run() through the actuators: row k arrives at its start, each sub-step a step.
+
+        The command rows have no handbrake torque merged in. Each row is
+        taken in its sub-steps, so that a delayed command takes effect at
+        the sub-step it falls due (rows end on a sub-step).
+        """
+        states = np.zeros((len(dts), STATE_SIZE))
+        outputs = np.zeros((len(dts), DIAG_SIZE, 4))
+        for k, dt in enumerate(dts):
+            self._unmerged_row = commands[k].copy()
+            self.actuation.push(self.time_s, self._unmerged_row)
+            substeps = self.substeps_for(float(dt))
+            self._act(substeps, float(dt) / substeps)
+            states[k] = self.state
+            outputs[k] = self.outputs[:DIAG_SIZE]
+        return states, outputs
 
     def _non_finite(self) -> None:
         self._refresh_outputs()
@@ -449,8 +527,12 @@ class _ScalarLimits:
         self.low = [-self.max_steer] + [-d for d in self.drive] + [0.0] * 4 + [0.0]
         self.high = [self.max_steer] + self.drive + self.brake + [1.0]
 
-    def apply(self, command: Command) -> Tuple[List[float], List[str]]:
-        """Return the kernel's command array values and clamp messages, or raise CommandError."""
+    def apply(self, command: Command, merge: bool = True) -> Tuple[List[float], List[str]]:
+        """
+        Return the kernel's command array values and clamp messages, or raise CommandError.
+
+        merge False: the handbrake's torque is left out of the brake values.
+        """
         try:    # common case: all finite and within the limits, nothing to say
             drive = [float(v) for v in command.drive_torque_n_m]
             brake = [float(v) for v in command.brake_torque_n_m]
@@ -459,14 +541,14 @@ class _ScalarLimits:
             bounded = [steer] + drive + brake + [handbrake]
             if len(bounded) == 10 and math.isfinite(rate) and all(
                     low <= v <= high for low, v, high in zip(self.low, bounded, self.high)):
-                return [steer, rate] + drive + [
-                    b + handbrake * h for b, h in zip(brake, self.handbrake)] + [
-                        handbrake] + TORQUE_MODE, []
+                if merge:
+                    brake = [b + handbrake * h for b, h in zip(brake, self.handbrake)]
+                return [steer, rate] + drive + brake + [handbrake] + TORQUE_MODE, []
         except (TypeError, ValueError):
             pass
-        return self._checked(command)
+        return self._checked(command, merge)
 
-    def _checked(self, command: Command) -> Tuple[List[float], List[str]]:
+    def _checked(self, command: Command, merge: bool) -> Tuple[List[float], List[str]]:
         """apply() for a command with something to reject or clamp: say what."""
         drive = _four('drive_torque_n_m', command.drive_torque_n_m)
         brake = _four('brake_torque_n_m', command.brake_torque_n_m)
@@ -481,11 +563,14 @@ class _ScalarLimits:
                                   -self.drive[i], self.drive[i])
         for i in range(4):
             brake[i] = _clamp_one(notes, f'brake_torque_n_m[{WHEELS[i]}]', brake[i], 0.0,
-                                  self.brake[i]) + handbrake * self.handbrake[i]
+                                  self.brake[i])
+            if merge:
+                brake[i] += handbrake * self.handbrake[i]
         return [steer, rate] + drive + brake + [handbrake] + TORQUE_MODE, notes
 
-    def driver(self, command: DriverCommand) -> Tuple[List[float], List[str]]:
-        """Return the kernel's command for a DriverCommand and its clamp messages."""
+    def driver(self, command: DriverCommand, merge: bool = True
+               ) -> Tuple[List[float], List[str]]:
+        """Return the kernel's command for a DriverCommand and its clamp messages (see apply)."""
         steer = _finite('steer_rad', command.steer_rad)
         rate = abs(_finite('steer_rate_rad_s', command.steer_rate_rad_s))
         throttle = _finite('throttle', command.throttle)
@@ -498,7 +583,8 @@ class _ScalarLimits:
         throttle = _clamp_one(notes, 'throttle', throttle, 0.0, 1.0)
         pedal = _clamp_one(notes, 'brake', pedal, 0.0, 1.0)
         handbrake = _clamp_one(notes, 'handbrake', handbrake, 0.0, 1.0)
-        brake = [pedal * b + handbrake * h for b, h in zip(self.brake, self.handbrake)]
+        brake = ([pedal * b + handbrake * h for b, h in zip(self.brake, self.handbrake)]
+                 if merge else [pedal * b for b in self.brake])
         return [steer, rate] + [0.0] * 4 + brake + [handbrake, 1.0, throttle, gear], notes
 
     def check_gears(self, gears) -> None:
