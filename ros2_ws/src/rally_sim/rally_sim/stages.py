@@ -45,6 +45,8 @@ class Stage(NamedTuple):
     outside: str                          # surface beyond the map
     hills: Tuple[Tuple[float, float, float, float], ...] = ()
     """Rounded hills (x, y, height, radius) [m]: height exp(-d^2 / (2 radius^2)) each."""
+    datum: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Latitude, longitude [deg] and altitude [m] of the odom origin, for GNSS."""
 
 
 def _rally_path() -> np.ndarray:
@@ -62,13 +64,14 @@ STAGES = {
     'rally_stage': Stage('rally_stage', _rally_path(),
                          [(0.35, 'tarmac_dry'), (0.55, 'gravel'), (0.62, 'snow'),
                           (0.85, 'gravel'), (0.90, 'ice'), (1.0, 'gravel')],
-                         beside='grass', outside='grass'),
+                         beside='grass', outside='grass', datum=(66.4979, 25.7180, 105.0)),
     'skid_pad': Stage('skid_pad', _circle(15.0), [(1.0, 'gravel')],
-                      beside='tarmac_dry', outside='tarmac_dry'),
+                      beside='tarmac_dry', outside='tarmac_dry', datum=(60.1699, 24.9384, 20.0)),
     'hill_stage': Stage('hill_stage', _rally_path(), [(1.0, 'gravel')], beside='grass',
                         outside='grass', hills=((45.0, 20.0, 5.0, 22.0),
                                                 (-40.0, 30.0, 4.0, 18.0),
-                                                (0.0, -50.0, 3.0, 15.0))),
+                                                (0.0, -50.0, 3.0, 15.0)),
+                        datum=(46.2044, 6.1432, 375.0)),
 }
 HEIGHT_LEVELS = 65535
 MAX_SLOPE = 0.2
@@ -137,7 +140,7 @@ def write_stage(stage: Stage, folder: str) -> None:
     spec = {'image': stage.name + '.png', 'resolution': RESOLUTION_M,
             'origin': [origin[0], origin[1], 0.0],
             'surfaces': [{'color': list(COLOURS[s]), 'surface': s} for s in sorted(used)],
-            'outside': stage.outside}
+            'outside': stage.outside, 'datum': list(stage.datum)}
     if stage.hills:
         spec['height_map'] = _write_heights(stage, folder, spec['origin'])
     with open(os.path.join(folder, stage.name + '.yaml'), 'w', encoding='utf-8') as out:

@@ -13,6 +13,8 @@ map follows the ROS map_server layout, a YAML file beside an image:
       - {color: 255, surface: snow}              # a grey level also works
     outside: gravel           # surface beyond the image (default: tarmac_dry)
     height_map: stage_heights.yaml   # optional: the ground's height (slopes)
+    datum: [66.5, 25.7, 105.0]  # optional: latitude, longitude [deg], altitude [m]
+    #                             of the odom origin (for GNSS; x east, y north)
 
 Every pixel colour must be in the legend; a missing colour, an unknown
 surface, a bad resolution or origin is an error naming the key.
@@ -54,7 +56,7 @@ SURFACE_GRIP: Dict[str, float] = {
 }
 """Multiplier of the tyre's friction coefficient on each surface type."""
 
-MAP_KEYS = ('image', 'resolution', 'origin', 'surfaces', 'outside', 'height_map')
+MAP_KEYS = ('image', 'resolution', 'origin', 'surfaces', 'outside', 'height_map', 'datum')
 HEIGHT_KEYS = ('image', 'resolution', 'origin', 'min_height_m', 'max_height_m', 'max_slope')
 MAP_SERVER_KEYS = ('negate', 'occupied_thresh', 'free_thresh', 'mode')
 """map_server keys that may be present and are ignored (they concern occupancy)."""
@@ -140,10 +142,13 @@ def surface_grip(name: str, key: str = 'surface') -> float:
 class Surface:
     """Where each surface type lies: uniform, or a map."""
 
-    def __init__(self, grid: GripGrid, description: str):
+    def __init__(self, grid: GripGrid, description: str,
+                 datum: Optional[Tuple[float, float, float]] = None):
         """Wrap a grip grid; use uniform() or load() to make one."""
         self.grid = grid
         self.description = description
+        self.datum = datum
+        """Latitude, longitude [deg], altitude [m] of the odom origin; None: not given."""
 
     @classmethod
     def uniform(cls, surface: str = 'tarmac_dry') -> 'Surface':
@@ -158,7 +163,7 @@ class Surface:
         spec = read_yaml(path, 'surface map', SurfaceError)
         try:
             return cls(_grid_from_spec(spec, os.path.dirname(os.path.abspath(path))),
-                       f'map {path}')
+                       f'map {path}', _datum(spec.get('datum')))
         except SurfaceError as error:
             raise SurfaceError(f'surface map {path}: {error}') from None
 
@@ -175,6 +180,19 @@ class Surface:
         grid, meta = self.grid.layers, self.grid.meta
         return np.array([function(grid, meta, x, y) for x, y in zip(xs.ravel(), ys.ravel())]
                         ).reshape(xs.shape)
+
+
+def _datum(value) -> Optional[Tuple[float, float, float]]:
+    """Return a checked datum [latitude, longitude, altitude], or None if not given."""
+    if value is None:
+        return None
+    bounds = ((-90.0, 90.0), (-180.0, 180.0), (-1000.0, 10000.0))
+    if not (isinstance(value, list) and len(value) == 3 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and low <= v <= high for v, (low, high) in zip(value, bounds))):
+        raise SurfaceError(f'datum = {value!r} must be [latitude, longitude, altitude]: '
+                           'degrees in [-90, 90] and [-180, 180], metres in [-1000, 10000]')
+    return (float(value[0]), float(value[1]), float(value[2]))
 
 
 def _grid_from_spec(spec, folder: str) -> GripGrid:

@@ -1,0 +1,145 @@
+"""
+Sensor profiles: YAML files of channels, each with a rate, a latency and error models.
+
+A profile (config/sensors/NAME.yaml, or any file) holds `description`,
+`sources` (where its numbers come from) and the channels it enables:
+
+    odometry:               # the pose and twist a localisation would publish
+      rate_hz: 50           # absent: the node's publish rate
+      delay_s: 0.02         # published this long after it was measured
+      dropout_probability: 0.0
+      position: {stddev: 0.02, bias_stddev: 0.0, random_walk: 0.01,
+                 correlation_time_s: 0.5, quantisation: 0.0}
+      ...
+
+A channel left out is not measured; a quantity left out is measured
+exactly. Everything is checked on load: a key that is not known, a value
+of the wrong type or out of range raises SensorError naming the key, the
+file and what is allowed.
+"""
+
+from dataclasses import dataclass, field
+import math
+import os
+from typing import Any, Dict, Mapping, Optional
+
+from .noise import KEYS, NoiseSpec
+from ..physics.files import read_yaml
+
+QUANTITIES = {
+    'odometry': {'position': ('x, y [m]', 2), 'yaw': ('[rad]', 1),
+                 'velocity': ('vx, vy in the body frame [m/s]', 2),
+                 'yaw_rate': ('[rad/s]', 1)},
+    'imu': {'orientation': ('roll, pitch, yaw [rad]', 3),
+            'gyro': ('angular velocity x, y, z [rad/s]', 3),
+            'accelerometer': ('specific force x, y, z [m/s^2]', 3)},
+    'wheel_speeds': {'angle': ('encoder angle of each wheel [rad]; quantisation: one tick, '
+                               '2 pi / ticks per revolution', 4)},
+    'steering': {'angle': ('bicycle-equivalent front steer angle [rad]', 1)},
+    'gnss': {'horizontal': ('east, north [m]', 2), 'vertical': ('altitude [m]', 1)},
+}
+"""Each channel's quantities: their meaning and number of components."""
+CHANNELS = tuple(QUANTITIES)
+RANGES = {'rate_hz': (0.0, 10000.0), 'delay_s': (0.0, 1.0),
+          'dropout_probability': (0.0, 0.999),
+          'stddev': (0.0, 1000.0), 'bias_stddev': (0.0, 1000.0), 'random_walk': (0.0, 1000.0),
+          'correlation_time_s': (0.0, 3600.0), 'quantisation': (0.0, 1000.0)}
+"""Allowed ranges; rate_hz must also be above 0 and at most the physics rate."""
+TOP = ('description', 'sources')
+
+
+class SensorError(ValueError):
+    """A sensor profile that cannot be used; the message names the key and the file."""
+
+
+@dataclass(frozen=True)
+class ChannelSpec:
+    """One channel of a profile: rate (None: the node's publish rate), latency, errors."""
+
+    name: str
+    rate_hz: Optional[float]
+    delay_s: float
+    dropout_probability: float
+    noise: Dict[str, NoiseSpec]
+
+    @property
+    def exact(self) -> bool:
+        """Return whether every quantity is exact, nothing dropped and nothing late."""
+        return (self.delay_s == 0.0 and self.dropout_probability == 0.0
+                and all(n.exact for n in self.noise.values()))
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A sensor profile: its channels (those it enables) and where it came from."""
+
+    name: str
+    path: str
+    description: str
+    sources: str
+    channels: Dict[str, ChannelSpec] = field(default_factory=dict)
+
+
+def _number(tree: Mapping, key: str, dotted: str, path: str, default: Any) -> Any:
+    """Return tree[key] checked against RANGES (or default if absent)."""
+    if key not in tree:
+        return default
+    value = tree[key]
+    low, high = RANGES[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and low <= value <= high):
+        raise SensorError(f"key '{dotted}' = {value!r} in {path} must be a number in "
+                          f'[{low:g}, {high:g}]')
+    if key == 'rate_hz' and value == 0.0:
+        raise SensorError(f"key '{dotted}' = 0 in {path} must be above 0 (leave the channel "
+                          'out to switch it off)')
+    return float(value)
+
+
+def _mapping(value: Any, dotted: str, path: str, known) -> Mapping:
+    """Return `value` if a mapping with known keys only; else SensorError naming the key."""
+    if not isinstance(value, Mapping):
+        raise SensorError(f"key '{dotted}' in {path} must be a mapping of "
+                          f"{', '.join(known)}")
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise SensorError(f"unknown key '{dotted}.{unknown[0]}' in {path}; known here: "
+                          f"{', '.join(known)}")
+    return value
+
+
+def _channel(name: str, tree: Any, path: str) -> ChannelSpec:
+    quantities = QUANTITIES[name]
+    tree = _mapping(tree or {}, name, path,
+                    ('rate_hz', 'delay_s', 'dropout_probability') + tuple(quantities))
+    noise = {}
+    for quantity in quantities:
+        dotted = f'{name}.{quantity}'
+        given = _mapping(tree.get(quantity) or {}, dotted, path, KEYS)
+        noise[quantity] = NoiseSpec(**{k: _number(given, k, f'{dotted}.{k}', path, 0.0)
+                                       for k in KEYS})
+    return ChannelSpec(name, _number(tree, 'rate_hz', f'{name}.rate_hz', path, None),
+                       _number(tree, 'delay_s', f'{name}.delay_s', path, 0.0),
+                       _number(tree, 'dropout_probability', f'{name}.dropout_probability',
+                               path, 0.0), noise)
+
+
+def from_mapping(tree: Any, path: str, name: str = '') -> Profile:
+    """Validate a parsed profile."""
+    tree = _mapping(tree if tree is not None else {}, 'the file', path, TOP + CHANNELS)
+    for key in TOP:
+        if key in tree and not isinstance(tree[key], str):
+            raise SensorError(f"key '{key}' in {path} must be text")
+    channels = {c: _channel(c, tree[c], path) for c in CHANNELS if c in tree}
+    return Profile(name or os.path.splitext(os.path.basename(path))[0], path,
+                   tree.get('description', ''), tree.get('sources', ''), channels)
+
+
+def load_profile(name_or_path: str) -> Profile:
+    """Load a shipped profile by name (config/sensors/NAME.yaml) or a profile file."""
+    from ..resources import preset, shipped
+    path = preset(name_or_path, 'sensors', '.yaml')
+    if not os.path.isfile(path):
+        raise SensorError(f"no sensor profile '{name_or_path}': not a file, nor a shipped "
+                          f"profile (shipped: {', '.join(shipped('sensors'))})")
+    return from_mapping(read_yaml(path, 'sensor profile', SensorError), path)

@@ -1,0 +1,197 @@
+"""
+The sensors of one car: each channel sampled at its rate, in error, and delivered late.
+
+Time is the simulator's: steps of step_ns nanoseconds. A channel of rate r
+measures at the first step at or after each k / r seconds, stamps the
+measurement with that step's time, and delivers it at the first step at or
+after the stamp plus its delay_s (a dropped sample is never delivered, and
+nothing stale or made up stands in for it). The caller asks next_event()
+which step it must stop at, calls measure() there, and publishes what
+delivered() returns.
+
+One seed: each quantity of each channel draws from its own generator
+(numpy SeedSequence(seed, spawn_key=(channel, quantity))), and the channel's
+dropouts from another, so a channel's errors depend on the seed and its own
+settings only, not on which other channels run or at what rates.
+"""
+
+from collections import deque
+from dataclasses import dataclass
+import math
+from typing import Deque, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .geodesy import DEFAULT_DATUM, LocalTangentPlane
+from .noise import Noise
+from .profiles import CHANNELS, ChannelSpec, Profile, QUANTITIES, SensorError
+from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
+
+DROPOUT_STREAM = 100
+"""The spawn_key's second entry for a channel's dropout draws (quantities: 0, 1, ...)."""
+MAX_SEED = 2 ** 63 - 1
+
+
+@dataclass
+class Measurement:
+    """What one channel measured at stamp_ns: values and error variances per quantity."""
+
+    channel: str
+    stamp_ns: int
+    values: Dict[str, np.ndarray]
+    variances: Dict[str, float]
+    exact: bool
+    """Whether every value is the truth as it is (the channel has no error model)."""
+
+
+def truth(channel: str, vehicle) -> Dict[str, np.ndarray]:
+    """Return what `channel` measures of `vehicle` now, per quantity, without error."""
+    s = vehicle.state
+    if channel == 'odometry':
+        return {'position': s[[X, Y]], 'yaw': s[[YAW]], 'velocity': s[[VX, VY]],
+                'yaw_rate': s[[YAW_RATE]]}
+    if channel == 'imu':
+        z, pitch, roll = vehicle.ground()
+        ax, ay = vehicle.specific_force_m_s2()
+        normal = vehicle.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
+        return {'orientation': np.array([roll, pitch, s[YAW]]),
+                'gyro': np.array([0.0, 0.0, s[YAW_RATE]]),
+                'accelerometer': np.array([ax, ay, normal])}
+    if channel == 'wheel_speeds':
+        return {'angle': vehicle.wheel_angle_rad.copy()}
+    if channel == 'steering':
+        return {'angle': s[[STEER]]}
+    z = vehicle.ground()[0]
+    return {'horizontal': s[[X, Y]], 'vertical': np.array([z])}
+
+
+class Channel:
+    """One channel's schedule, error models, and measurements on their way."""
+
+    def __init__(self, spec: ChannelSpec, index: int, seed: int, step_ns: int,
+                 period_ns: int):
+        """Sample every period_ns (on steps of step_ns), drawing from `seed`'s streams."""
+        self.spec = spec
+        self.step_ns = step_ns
+        self.period_ns = period_ns
+        self.delay_ns = round(spec.delay_s * 1e9)
+        self.noise = {q: Noise(spec.noise[q], QUANTITIES[spec.name][q][1],
+                               np.random.default_rng(np.random.SeedSequence(
+                                   seed, spawn_key=(index, k))))
+                      for k, q in enumerate(QUANTITIES[spec.name])}
+        self.dropouts = np.random.default_rng(np.random.SeedSequence(
+            seed, spawn_key=(index, DROPOUT_STREAM)))
+        self.samples = 0
+        self.next_step = 0
+        self.last_ns: Optional[int] = None
+        self.queue: Deque[Tuple[int, Measurement]] = deque()
+        self._wheels: Optional[Tuple[np.ndarray, np.ndarray]] = None   # unwrapped, wrapped
+
+    def measure(self, step: int, values: Dict[str, np.ndarray], omega: np.ndarray) -> None:
+        """Measure at `step` (due now): error, dropout, then on its way."""
+        now_ns = step * self.step_ns
+        interval_s = 0.0 if self.last_ns is None else (now_ns - self.last_ns) / 1e9
+        self.last_ns = now_ns
+        self.samples += 1
+        self.next_step = -(-(self.samples * self.period_ns) // self.step_ns)   # ceil
+        if self.spec.name == 'wheel_speeds':
+            values = {'angle': self._unwrapped(values['angle'], omega, interval_s)}
+        measured = {q: self.noise[q].sample(v, interval_s) for q, v in values.items()}
+        dropped = self.dropouts.random() < self.spec.dropout_probability
+        if dropped:
+            return
+        variances = {q: n.variance() for q, n in self.noise.items()}
+        self.queue.append((now_ns + self.delay_ns, Measurement(
+            self.spec.name, now_ns, measured, variances, self.spec.exact)))
+
+    def _unwrapped(self, wrapped: np.ndarray, omega: np.ndarray, interval_s: float
+                   ) -> np.ndarray:
+        """Return the wheels' total angles: the turns between samples from their speed."""
+        if self._wheels is None:
+            total = wrapped.copy()
+        else:
+            last_total, last_wrapped = self._wheels
+            change = wrapped - last_wrapped
+            turns = np.round((omega * interval_s - change) / (2.0 * math.pi))
+            total = last_total + change + 2.0 * math.pi * turns
+        self._wheels = (total, wrapped.copy())
+        return total
+
+    def next_due_step(self) -> Optional[int]:
+        """Return the step at which the oldest measurement on its way is delivered."""
+        if not self.queue:
+            return None
+        return -(-self.queue[0][0] // self.step_ns)
+
+
+class Sensors:
+    """Every channel of a profile, for one car with steps of step_ns."""
+
+    def __init__(self, profile: Profile, seed: int, step_ns: int, publish_rate_hz: float,
+                 datum: Optional[Tuple[float, float, float]] = None):
+        """
+        Set the channels up; SensorError for a rate above the physics rate.
+
+        A channel without rate_hz runs at publish_rate_hz. GNSS is placed by
+        `datum` (the stage's; None: latitude 0, longitude 0, altitude 0).
+        """
+        if not 0 <= seed <= MAX_SEED:
+            raise SensorError(f'seed = {seed} must be in [0, {MAX_SEED}]')
+        self.profile = profile
+        self.seed = seed
+        self.step_ns = step_ns
+        physics_hz = 1e9 / step_ns
+        self.channels: Dict[str, Channel] = {}
+        for index, name in enumerate(CHANNELS):
+            spec = profile.channels.get(name)
+            if spec is None:
+                continue
+            rate = spec.rate_hz if spec.rate_hz is not None else publish_rate_hz
+            if rate > physics_hz + 1e-9:
+                raise SensorError(f"key '{name}.rate_hz' = {rate:g} in {profile.path} is above "
+                                  f'the physics rate: it must be in (0, {physics_hz:g}]')
+            self.channels[name] = Channel(spec, index, seed, step_ns, round(1e9 / rate))
+        self.datum = datum if datum is not None else DEFAULT_DATUM
+        self.datum_given = datum is not None
+        self.plane = LocalTangentPlane(self.datum)
+
+    def next_event(self) -> Optional[int]:
+        """Return the next step at which a channel measures or delivers (None: no channel)."""
+        steps = [c.next_step for c in self.channels.values()]
+        steps += [s for s in (c.next_due_step() for c in self.channels.values())
+                  if s is not None]
+        return min(steps) if steps else None
+
+    def measure(self, step: int, vehicle) -> None:
+        """Measure every channel whose sample falls at or before `step` (called at it)."""
+        omega = vehicle.state[OMEGA:OMEGA + 4]
+        for name, channel in self.channels.items():
+            if channel.next_step <= step:
+                channel.measure(step, truth(name, vehicle), omega)
+
+    def delivered(self, step: int) -> List[Measurement]:
+        """Return the measurements due by `step`, in channel order, oldest first."""
+        now_ns = step * self.step_ns
+        out = []
+        for channel in self.channels.values():
+            while channel.queue and channel.queue[0][0] <= now_ns:
+                out.append(channel.queue.popleft()[1])
+        return out
+
+    def reset(self) -> None:
+        """Forget the measurements on their way (a reset or teleport); errors run on."""
+        for channel in self.channels.values():
+            channel.queue.clear()
+            channel._wheels = None
+
+    def restart_at(self, step: int) -> None:
+        """Schedule every channel's next sample at `step` (after a reset of time)."""
+        for channel in self.channels.values():
+            channel.next_step = step
+            channel.samples = 0
+            channel.last_ns = None
+
+    def geodetic(self, measurement: Measurement) -> Tuple[float, float, float]:
+        """Return latitude, longitude [deg], altitude [m] of a GNSS measurement."""
+        (east, north), (up,) = measurement.values['horizontal'], measurement.values['vertical']
+        return self.plane.geodetic(float(east), float(north), float(up))
