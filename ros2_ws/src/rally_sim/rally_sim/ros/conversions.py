@@ -5,11 +5,10 @@ from typing import List
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, TransformStamped
-from nav_msgs.msg import Odometry
 import numpy as np
 from rally_sim_msgs.msg import DrivetrainState, WheelSlip
 from rosgraph_msgs.msg import Clock as ClockMsg
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 from transforms3d.euler import euler2quat
 from visualization_msgs.msg import Marker, MarkerArray
@@ -18,8 +17,7 @@ from .serialized import SerializedMessage
 from .. import WHEELS
 from ..physics import Vehicle
 from ..physics.model import (
-    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, VX, VY, X, Y, YAW,
-    YAW_RATE)
+    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, X, Y, YAW)
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -43,7 +41,7 @@ def wheel_offsets(vehicle: Vehicle):
             (-p.cg_to_rear_m, p.half_track_m), (-p.cg_to_rear_m, -p.half_track_m)]
 
 
-def _transform(parent: str, child: str) -> TransformStamped:
+def transform_stamped(parent: str, child: str) -> TransformStamped:
     t = TransformStamped()
     t.header.frame_id = parent
     t.child_frame_id = child
@@ -61,7 +59,7 @@ def _place(t: TransformStamped, now: Time, x: float, y: float, z: float, roll: f
 def static_transforms(vehicle: Vehicle, now: Time, base_frame: str, imu_frame: str
                       ) -> TFMessage:
     """Return the fixed frames: the IMU at the centre of gravity."""
-    t = _transform(base_frame, imu_frame)
+    t = transform_stamped(base_frame, imu_frame)
     _place(t, now, 0.0, 0.0, vehicle.params.cg_height_m)
     return TFMessage(transforms=[t])
 
@@ -84,7 +82,7 @@ class Frames:
         self.imu = f'{prefix}imu_link'
 
 
-def _pose_paths(prefix: str) -> List[str]:
+def pose_paths(prefix: str) -> List[str]:
     """Return the paths of a translation (or position) and rotation under `prefix`."""
     return [f'{prefix}.{a}' for a in ('translation.x', 'translation.y', 'translation.z',
                                       'rotation.x', 'rotation.y', 'rotation.z', 'rotation.w')]
@@ -94,7 +92,7 @@ def _array_paths(name: str, size: int) -> List[str]:
     return [f'{name}.{i}' for i in range(size)]
 
 
-def _quaternion(roll: float, pitch: float, yaw: float) -> List[float]:
+def quaternion(roll: float, pitch: float, yaw: float) -> List[float]:
     """Return [x, y, z, w] (ROS order) of a fixed-axis roll, pitch, yaw rotation."""
     w, x, y, z = euler2quat(roll, pitch, yaw, 'sxyz')
     return [x, y, z, w]
@@ -110,33 +108,24 @@ class OutputMessages:
     serialized.py: far cheaper than rclpy converting the message each time).
     """
 
-    def __init__(self, vehicle: Vehicle, frames: Frames):
-        """Build every message with its fixed fields."""
+    def __init__(self, vehicle: Vehicle, frames: Frames, pose_in_tf: bool = True):
+        """Build every message; the TF holds odom -> base_link only if pose_in_tf."""
         self.vehicle = vehicle
         self.frames = frames
+        self.pose_in_tf = pose_in_tf
         f = frames
-        diagonal = [GROUND_TRUTH_VARIANCE if i % 7 == 0 else 0.0 for i in range(36)]
-        odom = Odometry()
-        odom.header.frame_id, odom.child_frame_id = f.odom, f.base
-        odom.pose.covariance = diagonal
-        odom.twist.covariance = diagonal
-        self._odom = SerializedMessage(odom, [
-            'pose.pose.position.x', 'pose.pose.position.y', 'pose.pose.position.z',
-            'pose.pose.orientation.x',
-            'pose.pose.orientation.y', 'pose.pose.orientation.z', 'pose.pose.orientation.w',
-            'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z'])
         # odom -> base_link; fl, fr: base -> steer frame -> wheel; rl, rr: base -> wheel.
-        tf = TFMessage(transforms=[_transform(f.odom, f.base)])
+        tf = TFMessage(transforms=[transform_stamped(f.odom, f.base)] if pose_in_tf else [])
         for i in range(4):
             if i < 2:
                 steer_frame = f.wheels[i] + '_steer'
-                tf.transforms.append(_transform(f.base, steer_frame))
-                tf.transforms.append(_transform(steer_frame, f.wheels[i]))
+                tf.transforms.append(transform_stamped(f.base, steer_frame))
+                tf.transforms.append(transform_stamped(steer_frame, f.wheels[i]))
             else:
-                tf.transforms.append(_transform(f.base, f.wheels[i]))
+                tf.transforms.append(transform_stamped(f.base, f.wheels[i]))
         count = len(tf.transforms)
         self._tf = SerializedMessage(
-            tf, [p for k in range(count) for p in _pose_paths(f'transforms.{k}.transform')],
+            tf, [p for k in range(count) for p in pose_paths(f'transforms.{k}.transform')],
             stamps=[f'transforms.{k}.header.stamp' for k in range(count)])
         slip = WheelSlip()
         slip.header.frame_id = f.base
@@ -149,18 +138,6 @@ class OutputMessages:
         joints.velocity = [0.0] * len(joints.name)
         self._joints = SerializedMessage(joints, _array_paths('position', len(joints.name))
                                          + _array_paths('velocity', len(joints.name)))
-        imu = Imu()
-        imu.header.frame_id = f.imu
-        variance = [GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0, GROUND_TRUTH_VARIANCE, 0.0, 0.0, 0.0,
-                    GROUND_TRUTH_VARIANCE]
-        imu.orientation_covariance = variance
-        imu.angular_velocity_covariance = variance
-        imu.linear_acceleration_covariance = variance
-        imu.linear_acceleration.z = float(vehicle.params.gravity_m_s2)
-        self._imu = SerializedMessage(imu, [
-            'orientation.x', 'orientation.y', 'orientation.z', 'orientation.w',
-            'angular_velocity.z', 'linear_acceleration.x', 'linear_acceleration.y',
-            'linear_acceleration.z'])
         self._clock = SerializedMessage(ClockMsg(), [], stamps=['clock'])
         self._markers = None
         offsets = wheel_offsets(vehicle)
@@ -176,16 +153,9 @@ class OutputMessages:
         """Return /clock at simulated time stamp_ns."""
         return self._clock.fill((), stamp_ns)
 
-    def odometry(self, stamp_ns: int) -> bytes:
-        """Return the pose in odom (on the ground: its height, pitch and roll) and the twist."""
-        s = self.vehicle.state.tolist()
-        z, pitch, roll = self.vehicle.ground()
-        return self._odom.fill([s[X], s[Y], z] + _quaternion(roll, pitch, s[YAW])
-                               + [s[VX], s[VY], s[YAW_RATE]], stamp_ns)
-
     def transforms(self, stamp_ns: int) -> bytes:
         """
-        Return odom -> base_link and the wheel frames, as the URDF's joints chain them.
+        Return odom -> base_link (if pose_in_tf) and the wheel frames, as the URDF chains them.
 
         Front wheels: base_link -> <wheel>_steer (steer about z) -> <wheel>
         (spin about y); rear wheels: base_link -> <wheel> (spin). Wheel
@@ -195,11 +165,13 @@ class OutputMessages:
         s = v.state.tolist()
         steer = v.diag[STEER_ANGLE].tolist()
         spin = v.wheel_angle_rad.tolist()
-        rotations = [_quaternion(0.0, 0.0, steer[0]), _quaternion(0.0, spin[0], 0.0),
-                     _quaternion(0.0, 0.0, steer[1]), _quaternion(0.0, spin[1], 0.0),
-                     _quaternion(0.0, spin[2], 0.0), _quaternion(0.0, spin[3], 0.0)]
-        z, pitch, roll = v.ground()
-        values = [s[X], s[Y], z] + _quaternion(roll, pitch, s[YAW])
+        rotations = [quaternion(0.0, 0.0, steer[0]), quaternion(0.0, spin[0], 0.0),
+                     quaternion(0.0, 0.0, steer[1]), quaternion(0.0, spin[1], 0.0),
+                     quaternion(0.0, spin[2], 0.0), quaternion(0.0, spin[3], 0.0)]
+        values = []
+        if self.pose_in_tf:
+            z, pitch, roll = v.ground()
+            values = [s[X], s[Y], z] + quaternion(roll, pitch, s[YAW])
         for translation, rotation in zip(self._wheel_translations, rotations):
             values += translation + rotation
         return self._tf.fill(values, stamp_ns)
@@ -229,21 +201,6 @@ class OutputMessages:
         v = self.vehicle
         return self._joints.fill(v.diag[STEER_ANGLE, :2].tolist() + v.wheel_angle_rad.tolist()
                                  + [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist(), stamp_ns)
-
-    def imu(self, stamp_ns: int) -> bytes:
-        """
-        Return the ground-truth IMU at the CG: attitude, yaw rate, specific force.
-
-        x, y: the tyres' and the air's forces per unit mass (at rest on a
-        slope, the tyres holding the car against gravity); z: the ground's
-        push, g cos(pitch) cos(roll) (g on the flat; the model has no heave).
-        """
-        v = self.vehicle
-        _, pitch, roll = v.ground()
-        normal = v.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
-        return self._imu.fill(_quaternion(roll, pitch, float(v.state[YAW]))
-                              + [float(v.state[YAW_RATE])] + list(v.specific_force_m_s2())
-                              + [normal], stamp_ns)
 
     def markers(self, stamp_ns: int) -> bytes:
         """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""

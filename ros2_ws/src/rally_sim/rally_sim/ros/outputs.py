@@ -1,14 +1,20 @@
 """
-The simulator node's outputs: its publishers, and the state published on them.
+The simulator node's outputs: its publishers, the state and the sensors' measurements.
 
-Each output is serialized in place (conversions.OutputMessages) and only
-for the topics somebody subscribes to; the graph is asked at most every
-SUBSCRIBERS_S. Everything is stamped with simulated time.
+At each publishing instant the node publishes the truth: /clock, the wheel
+frames on /tf (with odom -> base_link when it carries the truth),
+odom -> base_link_ground_truth, ground_truth/odom, wheel_slip, joint_states,
+markers and drivetrain_state. The sensors' measurements (odom, imu,
+wheel_encoders, steering_angle, gnss/fix, and odom -> base_link from the
+odometry when tf_source is measured) go out when they are delivered,
+stamped when they were measured. Each message is serialized in place and
+built only for topics somebody subscribes to; the graph is asked at most
+every SUBSCRIBERS_S.
 """
 
 import math
 import time
-from typing import List
+from typing import Dict, Iterable, List, Optional
 
 from nav_msgs.msg import Odometry
 from rally_sim_msgs.msg import DrivetrainState, WheelSlip
@@ -17,81 +23,139 @@ from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from . import conversions
+from .measurements import MeasurementMessages
 from ..physics import Vehicle
+from ..sensors import Measurement, Sensors
 
 OUTPUT_DEPTH = 1000
 """History of each output publisher: a subscriber that falls this many messages behind (a
 busy recorder, a burst of step()) still gets every one, retransmitted (10 s at 100 Hz)."""
 SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
+SENSOR_TOPICS = {'odometry': ('odom', Odometry), 'imu': ('imu', Imu),
+                 'wheel_speeds': ('wheel_encoders', JointState),
+                 'steering': ('steering_angle', JointState), 'gnss': ('gnss/fix', NavSatFix)}
+"""Each sensor channel's topic and message type."""
 
 
 class Outputs:
     """The publishers of one simulated car and what goes on them."""
 
     def __init__(self, node: Node, vehicle: Vehicle, frames: conversions.Frames,
-                 publish_clock: bool):
+                 publish_clock: bool, sensors: Sensors, tf_source: str):
         """Create the publishers on `node` and publish the static transforms."""
         self.vehicle = vehicle
-        self.messages = conversions.OutputMessages(vehicle, frames)
+        self.sensors = sensors
+        in_step = 'odometry' in sensors.with_outputs      # measured odometry is the truth
+        self.pose_in_tf = tf_source == 'truth' or (tf_source == 'measured' and in_step)
+        self.pose_from_odometry = tf_source == 'measured' and not in_step
+        self.messages = conversions.OutputMessages(vehicle, frames, self.pose_in_tf)
+        self.measured = MeasurementMessages(vehicle, frames)
         # No QoS event handlers on the publishers (subscribers report incompatible QoS
         # themselves): each handler is one more entity in every executor wait.
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
 
         def output(kind, topic, qos=OUTPUT_DEPTH):
             return node.create_publisher(kind, topic, qos, event_callbacks=quiet)
-        self.odom = output(Odometry, 'odom')
         self.clock = output(ClockMsg, '/clock') if publish_clock else None
         tf_static = output(TFMessage, '/tf_static', QoSProfile(
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.tf = output(TFMessage, '/tf')
         m = self.messages
         self.outputs = [  # (publisher, message maker, only with markers)
-            (self.odom, m.odometry, False),
-            (output(TFMessage, '/tf'), m.transforms, False),
+            (self.tf, m.transforms, False),
+            (self.tf, self.measured.ground_truth_transform, False),
+            (output(Odometry, 'ground_truth/odom'), self.measured.ground_truth, False),
             (output(WheelSlip, 'wheel_slip'), m.wheel_slip, False),
             (output(JointState, 'joint_states'), m.joint_states, False),
-            (output(Imu, 'imu'), m.imu, False),
             (output(MarkerArray, 'markers'), m.markers, True)]
         if vehicle.has_drivetrain:
             self.outputs.append((output(DrivetrainState, 'drivetrain_state'),
                                  m.drivetrain_state, False))
+        channels = list(sensors.channels) + sensors.with_outputs
+        self.sensor_publishers = {name: output(SENSOR_TOPICS[name][1], SENSOR_TOPICS[name][0])
+                                  for name in SENSOR_TOPICS if name in channels}
+        self.odom = self.sensor_publishers.get('odometry')
         self.static = [tf_static]
         tf_static.publish(conversions.static_transforms(
             vehicle, conversions.stamp(0), frames.base, frames.imu))
         self._asked_at = -math.inf
-        self._subscribed: List[bool] = []
-        self._clock_subscribed = False
+        self._subscribed: Dict[object, bool] = {}
+        self.last_odometry: Optional[bytes] = None
+        self.last_odometry_ns = 0
 
     def publishers(self) -> list:
         """Return every publisher of the state (and /clock), as the start gate checks them."""
-        return [p for p, _, _ in self.outputs] + ([self.clock] if self.clock else [])
+        unique = {id(p): p for p, _, _ in self.outputs}
+        unique.update({id(p): p for p in self.sensor_publishers.values()})
+        return list(unique.values()) + ([self.clock] if self.clock else [])
 
     def ask_again(self) -> None:
         """Have the next publish ask the graph who subscribes (a newcomer is served)."""
         self._asked_at = -math.inf
 
-    def _refresh_subscribed(self) -> None:
-        """Ask the graph which outputs have subscribers, at most every SUBSCRIBERS_S."""
+    def _wanted(self, publisher) -> bool:
+        """Return whether `publisher` has subscribers, asking the graph every SUBSCRIBERS_S."""
         now = time.monotonic()
         if now - self._asked_at >= SUBSCRIBERS_S:
             self._asked_at = now
-            self._subscribed = [p.get_subscription_count() > 0 for p, _, _ in self.outputs]
-            self._clock_subscribed = (self.clock is not None
-                                      and self.clock.get_subscription_count() > 0)
+            self._subscribed = {id(p): p.get_subscription_count() > 0
+                                for p in self.publishers()}
+        return self._subscribed.get(id(publisher), False)
 
-    def publish(self, now_ns: int, markers: bool) -> None:
-        """Publish the state at simulated time now_ns on every output somebody subscribes to."""
-        self._refresh_subscribed()
-        if self._clock_subscribed:
+    def publish(self, now_ns: int, markers: bool) -> Optional[int]:
+        """
+        Publish the truth at simulated time now_ns, and the channels measured with it.
+
+        Returns the stamp of the odometry published, if any.
+        """
+        if self.clock is not None and self._wanted(self.clock):
             self.clock.publish(self.messages.clock(now_ns))
-        for (publisher, make, marker), wanted in zip(self.outputs, self._subscribed):
-            if wanted and (markers or not marker):
+        for publisher, make, marker in self.outputs:
+            if self._wanted(publisher) and (markers or not marker):
                 publisher.publish(make(now_ns))
+        return self.publish_measurements(self.sensors.measure_now(now_ns, self.vehicle))
+
+    def publish_measurements(self, measurements: Iterable[Measurement]) -> Optional[int]:
+        """Publish delivered measurements; return the stamp of the odometry among them."""
+        odometry = None
+        for m in measurements:
+            publisher = self.sensor_publishers[m.channel]
+            if m.channel == 'odometry':
+                odometry = self.last_odometry_ns = m.stamp_ns
+                self.last_odometry = self.measured.odometry(m)
+                publisher.publish(self.last_odometry)
+                if self.pose_from_odometry:
+                    self.tf.publish(self.measured.pose_transform(m))
+            elif self._wanted(publisher):
+                publisher.publish(self._message(m))
+        return odometry
+
+    def resend_odometry(self) -> bool:
+        """Publish the last measured odometry again, unless it is measured with the outputs."""
+        if 'odometry' in self.sensors.with_outputs or self.last_odometry is None:
+            return False
+        self.odom.publish(self.last_odometry)
+        return True
+
+    def _message(self, m: Measurement):
+        if m.channel == 'imu':
+            return self.measured.imu(m)
+        if m.channel == 'wheel_speeds':
+            return self.measured.wheel_encoders(m)
+        if m.channel == 'steering':
+            return self.measured.steering(m)
+        return self.measured.gnss(m, *self.sensors.geodetic(m))
+
+    def clock_at(self, now_ns: int) -> None:
+        """Publish /clock at now_ns (before measurements delivered between publishing instants)."""
+        if self.clock is not None and self._wanted(self.clock):
+            self.clock.publish(self.messages.clock(now_ns))
 
     def flush(self, timeout_s: float) -> None:
         """Wait until every subscriber has what was published, at most timeout_s."""
@@ -99,3 +163,7 @@ class Outputs:
         for publisher in self.publishers():
             left = max(0.0, deadline - time.monotonic())
             publisher.wait_for_all_acked(Duration(seconds=left))
+
+    def topics(self) -> List[str]:
+        """Return the sensor topics published (for the start-up log)."""
+        return [SENSOR_TOPICS[name][0] for name in self.sensor_publishers]

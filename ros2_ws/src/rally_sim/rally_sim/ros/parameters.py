@@ -40,6 +40,8 @@ class Spec:
     high: Optional[float] = None
     choices: Tuple[str, ...] = ()
     live: bool = False
+    also: Tuple[str, ...] = ()
+    """Words a number parameter also takes (the seed: random)."""
 
 
 SPECS: Dict[str, Spec] = {
@@ -97,6 +99,17 @@ SPECS: Dict[str, Spec] = {
     'initial_y': Spec(0.0, 'initial y in odom [m]', -1.0e6, 1.0e6),
     'initial_yaw': Spec(0.0, 'initial yaw in odom [rad]', -10.0, 10.0),
     'initial_speed': Spec(0.0, 'initial forward speed [m/s], wheels rolling', -100.0, 100.0),
+    'sensors': Spec('ideal', 'sensor profile: a shipped one (ideal: the ground truth as it is; '
+                    'typical: a production car; rough: low-cost sensors) or a profile file. '
+                    'odom, imu, wheel_encoders, steering_angle and gnss/fix carry its '
+                    'measurements; ground_truth/odom the truth'),
+    'seed': Spec(0, 'seed of every random draw (sensor errors, dropouts): the same seed, the '
+                 'same run; random: one is drawn, logged and kept in the parameter', 0,
+                 2 ** 31 - 1, also=('random',)),
+    'tf_source': Spec('measured', 'what TF odom -> base_link carries: measured (the odometry '
+                      'channel, as a localisation would publish), truth, or none (for your '
+                      'own estimator); odom -> base_link_ground_truth is always published',
+                      choices=('measured', 'truth', 'none')),
 }
 
 
@@ -106,7 +119,7 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
     values = {}
     for name, spec in specs.items():
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
-        if isinstance(spec.default, (float, list)):
+        if isinstance(spec.default, (float, list)) or spec.also:
             descriptor.dynamic_typing = True      # 1000 as well as 1000.0; [] as strings
         if spec.low is not None and _is_int(spec.default):
             descriptor.integer_range = [IntegerRange(
@@ -179,9 +192,12 @@ def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]
         return None
     if spec.choices and value not in spec.choices:
         return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
+    if spec.also and value in spec.also:
+        return None
     if _is_int(spec.default):
         if not _is_int(value):
-            return f"parameter '{name}' = {value!r} must be an integer"
+            words = ''.join(f' or {word}' for word in spec.also)
+            return f"parameter '{name}' = {value!r} must be an integer{words}"
         if spec.low is not None and not spec.low <= value <= spec.high:
             return (f"parameter '{name}' = {value!r} is out of range "
                     f'[{spec.low:g}, {spec.high:g}]: {spec.description}')

@@ -17,6 +17,7 @@ controller has answered it with commands stamped t (see sync.py).
 
 import functools
 import inspect
+import secrets
 import threading
 import time
 
@@ -37,6 +38,7 @@ from .start import StartGate
 from .synchronous import SynchronousMode
 from ..physics import DriverCommand, jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path
+from ..sensors import load_profile, SensorError, Sensors
 
 MAX_STEPS_PER_CALL = 1_000_000
 """The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
@@ -88,12 +90,16 @@ class SimulatorNode(Node):
         self._observer_reports = 0
         self._lock = threading.Lock()
         self._published_at = -1
+        self._markers_at = 0
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
         self._place_initial()
         prefix = self.get_namespace().strip('/')
         self.frames = conversions.Frames(f'{prefix}/' if prefix else '', s['odom_frame'],
                                          s['base_frame'])
-        self.outputs = Outputs(self, self.vehicle, self.frames, s['publish_clock'])
+        self.seed = self._seed()
+        self.sensors = self._sensors()
+        self.outputs = Outputs(self, self.vehicle, self.frames, s['publish_clock'],
+                               self.sensors, s['tf_source'])
         self.sync = self._synchronous_mode()
         self._make_interfaces()
         self.start_gate = self._start_gate()
@@ -104,7 +110,7 @@ class SimulatorNode(Node):
             self.create_timer(self.pacing.timer_period_s(s['publish_rate_hz']),
                               self.serialized(self._tick_sync if self.sync else self._tick),
                               clock=Clock(clock_type=ClockType.STEADY_TIME))
-        self._publish_outputs(markers=True)
+        self._at_step(publish=True, markers=True)
         self._log_start(config)
 
     def _log_start(self, config) -> None:
@@ -113,7 +119,13 @@ class SimulatorNode(Node):
         self.get_logger().info(
             f"{config['name']} ({config['model']}) on {self.vehicle.surface.description}; physics "
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
-            f"{s['pacing']}{sync}, command mode {s['command_mode']}")
+            f"{s['pacing']}{sync}, command mode {s['command_mode']}; sensors "
+            f"{self.sensors.profile.name} ({', '.join(self.outputs.topics()) or 'none'}), seed "
+            f"{self.seed}, TF odom -> base_link: {s['tf_source']}")
+        if 'gnss' in self.sensors.channels and not self.sensors.datum_given:
+            self.get_logger().warning(
+                "gnss/fix: the surface has no datum (a stage file's datum: [latitude, "
+                'longitude, altitude]); the odom origin is placed at latitude 0, longitude 0')
         if not jit.ENABLED:
             self.get_logger().warning(
                 'numba is not available (or RALLY_SIM_NO_JIT is set): the physics runs as '
@@ -142,11 +154,32 @@ class SimulatorNode(Node):
         self.create_service(Trigger, 'reset', self.serialized(self._on_reset))
         self.create_service(Step, 'step', self.serialized(self._on_step))
 
+    def _seed(self) -> int:
+        """Return the seed in use: the parameter's, or one drawn for `random`."""
+        seed = self.settings['seed']
+        if seed == 'random':
+            seed = secrets.randbelow(2 ** 31)
+            self.get_logger().info(f'seed: random, drew {seed} (seed:={seed} repeats this run)')
+        return seed
+
+    def _sensors(self) -> Sensors:
+        """Return the sensors of the `sensors` profile (ParameterError naming the problem)."""
+        try:
+            return Sensors(load_profile(self.settings['sensors']), self.seed, self.step_ns,
+                           self.publish_every * self.step_ns, self.vehicle.surface.datum)
+        except SensorError as error:
+            raise ParameterError(f"parameter 'sensors': {error}") from None
+
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""
         names = self.settings['sync_controllers']
         if not names:
             return None
+        if self.outputs.odom is None:
+            raise ParameterError(
+                "parameter 'sync_controllers' needs the odometry channel (controllers answer "
+                f"each odometry message): the sensor profile '{self.sensors.profile.name}' "
+                'has none')
         if self.settings['pacing'] == 'lockstep':
             raise ParameterError("parameter 'sync_controllers' needs pacing realtime or fast "
                                  '(lockstep steps on the step service only)')
@@ -180,6 +213,7 @@ class SimulatorNode(Node):
             surface = surface_from(value)
             if not dry_run:
                 self.vehicle.surface = surface
+                self.sensors.place(surface.datum)
                 self.get_logger().info(f'surface: {surface.description}')
         elif not dry_run:
             value = float(value) if isinstance(SPECS[name].default, float) else value
@@ -213,47 +247,64 @@ class SimulatorNode(Node):
             return
         yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
         self.vehicle.reset(x=p.position.x, y=p.position.y, yaw=yaw)
+        self._forget_measurements()
         self.intake.speed.reset()
         self.intake.push(integrate=False)
         self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
                                f'yaw={yaw:.3f}, at rest')
-        self._publish_outputs(markers=True)
+        self._at_step(publish=True, markers=True)
+
+    def _forget_measurements(self) -> None:
+        """Drop what the sensors measured before a jump (reset, teleport): none of it holds."""
+        self.sensors.reset()
+        self.outputs.measured.forget()
 
     def _on_reset(self, request, response):
         self.intake.reset()
         self._place_initial()
-        self._publish_outputs(markers=True)
+        self._forget_measurements()
+        self._at_step(publish=True, markers=True)
         response.success = True
         response.message = 'reset to the initial state'
         return response
 
     # ---- stepping ----------------------------------------------------------
 
-    def advance(self, steps: int) -> None:
+    def advance(self, steps: int, until_state: bool = False) -> None:
         """
-        Take `steps` physics steps, starting a control period at each multiple of it.
+        Take up to `steps` physics steps, stopping at each control period, publish and sensor.
 
-        Stops early, between two control periods, when the process is asked
-        to stop (stop_requested): a long step call never holds up Ctrl-C.
+        Starts a control period at each multiple of it; measures, delivers
+        and publishes at each step where a sensor or the outputs are due.
+        until_state: stop once odometry (the state controllers answer) is
+        published. Stops early, at a stop, when the process is asked to
+        stop (stop_requested): a long step call never holds up Ctrl-C.
         """
         control_steps = self.intake.control_steps
         while steps > 0 and not self.stop_requested():
             if self.sim_steps % control_steps == 0:
                 self.intake.start_control_period()
-            chunk = min(steps, control_steps - self.sim_steps % control_steps)
+            chunk = min(steps, control_steps - self.sim_steps % control_steps,
+                        self.publish_every - self.sim_steps % self.publish_every)
+            event = self.sensors.next_event()
+            if event is not None:
+                chunk = min(chunk, max(event - self.sim_steps, 1))
             try:
                 self.vehicle.advance(chunk, self.dt)
             except FloatingPointError as error:
                 self.get_logger().error(f'{error}; resetting to the initial state')
                 self._place_initial()
+                self._forget_measurements()
                 return
-            before = self.sim_steps
             self.sim_steps += chunk
             steps -= chunk
-            if self.sim_steps // self.publish_every != before // self.publish_every:
-                markers = bool(self.marker_every) and (
-                    self.sim_steps // self.marker_every != before // self.marker_every)
-                self._publish_outputs(markers)
+            publish = self.sim_steps % self.publish_every == 0
+            markers = publish and bool(self.marker_every) and (
+                self.sim_steps // self.marker_every != self._markers_at // self.marker_every)
+            if markers:
+                self._markers_at = self.sim_steps
+            if self._at_step(publish, markers) and until_state:
+                return
 
     def _tick(self) -> None:
         """Timer: take the steps that wall-clock pacing says are due."""
@@ -283,7 +334,7 @@ class SimulatorNode(Node):
             # step(0) always reports the current state; otherwise publish unless
             # the steps just taken ended on a publishing instant already.
             if request.steps == 0 or self._published_at != self.sim_steps:
-                self._publish_outputs(markers=False)
+                self._at_step(publish=True)
         response.sim_time = conversions.stamp(self.sim_steps * self.step_ns)
         response.step_count = self.sim_steps
         return response
@@ -299,15 +350,30 @@ class SimulatorNode(Node):
         self.outputs.flush(timeout_s)
         self.get_logger().info(f'stopped at simulated time {self.stamp_s():.3f} s')
 
-    def _publish_outputs(self, markers: bool) -> None:
-        """Publish the state on every output somebody subscribes to (serialized in place)."""
+    def _at_step(self, publish: bool, markers: bool = False) -> bool:
+        """
+        Measure what is due now and publish what is due: the truth, delivered measurements.
+
+        Nothing before every listed observer can have it (time is held at 0
+        until then). Returns whether odometry was published, which in
+        synchronous mode is the state the controllers answer.
+        """
         if not self.start_gate.open:
-            return          # nothing before every listed observer can have it
-        self._published_at = self.sim_steps
+            return False
+        self.sensors.measure(self.sim_steps, self.vehicle)
+        delivered = self.sensors.delivered(self.sim_steps)
         now_ns = self.sim_steps * self.step_ns
-        self.outputs.publish(now_ns, markers)
-        if self.sync is not None:
-            self.sync.published(now_ns)
+        odometry = None
+        if publish:
+            self._published_at = self.sim_steps
+            odometry = self.outputs.publish(now_ns, markers)
+        elif delivered:
+            self.outputs.clock_at(now_ns)
+        measured = self.outputs.publish_measurements(delivered)
+        odometry = measured if measured is not None else odometry
+        if odometry is not None and self.sync is not None:
+            self.sync.published(odometry)
+        return odometry is not None
 
     # ---- start and pause ---------------------------------------------------
 
@@ -328,7 +394,7 @@ class SimulatorNode(Node):
             self.get_logger().info(f"observers {', '.join(self.start_gate.observers)} "
                                    'matched: simulated time starts')
             self.outputs.ask_again()
-            self._publish_outputs(markers=True)
+            self._at_step(publish=True, markers=True)
             return True
         waited = time.monotonic() - self._created_s
         if waited >= self.settings['sync_timeout_s'] * (1 + self._observer_reports):
@@ -341,16 +407,19 @@ class SimulatorNode(Node):
     # ---- synchronous mode (see synchronous.py) -----------------------------
 
     def advance_period(self) -> None:
-        """Advance one publishing period if every listed controller answered and it is due."""
+        """Advance to the next odometry if every listed controller answered and it is due."""
         if not self._may_advance() or not self.sync.ready() or not self.pacing.allows(
-                self.sim_steps, self.publish_every):
+                self.sim_steps, self.sensors.state_every(self.publish_every)):
             return
-        self.advance(self.publish_every)
+        self.advance(MAX_STEPS_PER_CALL, until_state=True)
 
     def republish(self) -> None:
         """Publish the state waited on again (to subscribers that came since, too)."""
         self.outputs.ask_again()
-        self._publish_outputs(markers=False)
+        if self.outputs.resend_odometry():
+            self.sync.published(self.outputs.last_odometry_ns)
+        else:
+            self._at_step(publish=True)
 
     def _tick_sync(self) -> None:
         """Timer in synchronous mode: pacing, timeouts, and the state published again."""

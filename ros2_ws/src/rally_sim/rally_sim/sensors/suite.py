@@ -45,11 +45,16 @@ class Measurement:
 
 
 def truth(channel: str, vehicle) -> Dict[str, np.ndarray]:
-    """Return what `channel` measures of `vehicle` now, per quantity, without error."""
+    """
+    Return what `channel` measures of `vehicle` now, per quantity, without error.
+
+    Entries that are not quantities of the channel ride along exact: the
+    odometry's `ground` (height, pitch, roll under the car when measured).
+    """
     s = vehicle.state
     if channel == 'odometry':
         return {'position': s[[X, Y]], 'yaw': s[[YAW]], 'velocity': s[[VX, VY]],
-                'yaw_rate': s[[YAW_RATE]]}
+                'yaw_rate': s[[YAW_RATE]], 'ground': np.array(vehicle.ground())}
     if channel == 'imu':
         z, pitch, roll = vehicle.ground()
         ax, ay = vehicle.specific_force_m_s2()
@@ -96,7 +101,8 @@ class Channel:
         self.next_step = -(-(self.samples * self.period_ns) // self.step_ns)   # ceil
         if self.spec.name == 'wheel_speeds':
             values = {'angle': self._unwrapped(values['angle'], omega, interval_s)}
-        measured = {q: self.noise[q].sample(v, interval_s) for q, v in values.items()}
+        measured = {q: self.noise[q].sample(v, interval_s) if q in self.noise else v
+                    for q, v in values.items()}
         dropped = self.dropouts.random() < self.spec.dropout_probability
         if dropped:
             return
@@ -127,13 +133,16 @@ class Channel:
 class Sensors:
     """Every channel of a profile, for one car with steps of step_ns."""
 
-    def __init__(self, profile: Profile, seed: int, step_ns: int, publish_rate_hz: float,
+    def __init__(self, profile: Profile, seed: int, step_ns: int, publish_period_ns: int,
                  datum: Optional[Tuple[float, float, float]] = None):
         """
         Set the channels up; SensorError for a rate above the physics rate.
 
-        A channel without rate_hz runs at publish_rate_hz. GNSS is placed by
-        `datum` (the stage's; None: latitude 0, longitude 0, altitude 0).
+        A channel without rate_hz runs at the node's publishing period; if it
+        is also exact (profile `ideal`), it is not scheduled here: it is the
+        truth whenever the node publishes its state (measure_now). GNSS is
+        placed by `datum` (the stage's; None: latitude 0, longitude 0,
+        altitude 0).
         """
         if not 0 <= seed <= MAX_SEED:
             raise SensorError(f'seed = {seed} must be in [0, {MAX_SEED}]')
@@ -142,18 +151,21 @@ class Sensors:
         self.step_ns = step_ns
         physics_hz = 1e9 / step_ns
         self.channels: Dict[str, Channel] = {}
+        self.with_outputs: List[str] = []
         for index, name in enumerate(CHANNELS):
             spec = profile.channels.get(name)
             if spec is None:
                 continue
-            rate = spec.rate_hz if spec.rate_hz is not None else publish_rate_hz
-            if rate > physics_hz + 1e-9:
-                raise SensorError(f"key '{name}.rate_hz' = {rate:g} in {profile.path} is above "
-                                  f'the physics rate: it must be in (0, {physics_hz:g}]')
-            self.channels[name] = Channel(spec, index, seed, step_ns, round(1e9 / rate))
-        self.datum = datum if datum is not None else DEFAULT_DATUM
-        self.datum_given = datum is not None
-        self.plane = LocalTangentPlane(self.datum)
+            if spec.rate_hz is None and spec.exact:
+                self.with_outputs.append(name)      # the truth, whenever the state is published
+                continue
+            if spec.rate_hz is not None and spec.rate_hz > physics_hz + 1e-9:
+                raise SensorError(f"key '{name}.rate_hz' = {spec.rate_hz:g} in {profile.path} is "
+                                  f'above the physics rate: it must be in (0, {physics_hz:g}]')
+            period_ns = (publish_period_ns if spec.rate_hz is None
+                         else round(1e9 / spec.rate_hz))
+            self.channels[name] = Channel(spec, index, seed, step_ns, period_ns)
+        self.place(datum)
 
     def next_event(self) -> Optional[int]:
         """Return the next step at which a channel measures or delivers (None: no channel)."""
@@ -168,6 +180,12 @@ class Sensors:
         for name, channel in self.channels.items():
             if channel.next_step <= step:
                 channel.measure(step, truth(name, vehicle), omega)
+
+    def measure_now(self, now_ns: int, vehicle) -> List[Measurement]:
+        """Return the channels measured with the outputs (with_outputs): the truth, now."""
+        return [Measurement(name, now_ns, truth(name, vehicle),
+                            dict.fromkeys(QUANTITIES[name], 0.0), True)
+                for name in self.with_outputs]
 
     def delivered(self, step: int) -> List[Measurement]:
         """Return the measurements due by `step`, in channel order, oldest first."""
@@ -190,6 +208,19 @@ class Sensors:
             channel.next_step = step
             channel.samples = 0
             channel.last_ns = None
+
+    def state_every(self, publish_every: int) -> int:
+        """Return the steps between two odometry measurements (with the outputs: theirs)."""
+        channel = self.channels.get('odometry')
+        if channel is None:
+            return publish_every
+        return -(-channel.period_ns // self.step_ns)
+
+    def place(self, datum: Optional[Tuple[float, float, float]]) -> None:
+        """Place GNSS by a new datum (a new surface); None: latitude 0, longitude 0."""
+        self.datum = datum if datum is not None else DEFAULT_DATUM
+        self.datum_given = datum is not None
+        self.plane = LocalTangentPlane(self.datum)
 
     def geodetic(self, measurement: Measurement) -> Tuple[float, float, float]:
         """Return latitude, longitude [deg], altitude [m] of a GNSS measurement."""

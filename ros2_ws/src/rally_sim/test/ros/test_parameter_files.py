@@ -23,7 +23,8 @@ NON_DEFAULT = {
     'sync_timeout_s': 12.5, 'real_time_factor': 2.0, 'max_catch_up_s': 0.25,
     'publish_clock': False, 'command_mode': 'driver', 'command_timeout_s': 0.0,
     'timeout_brake_torque_n_m': 250.0, 'odom_frame': 'world_odom', 'base_frame': 'chassis',
-    'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0}
+    'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
+    'sensors': 'typical', 'seed': 4711, 'tf_source': 'none'}
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""
 
 
@@ -83,6 +84,9 @@ BAD_FILES = {
     'empty list': ('sync_controllers: []', "'sync_controllers'", "write ['']"),
     'no vehicle': ('vehicle: nosuchcar', "'nosuchcar'", 'presets: arcade_group2'),
     'no surface': ('surface: nosuch', "'nosuch'", 'a stage (hill_stage, rally_stage'),
+    'no profile': ('sensors: perfect', "'perfect'", 'shipped: ideal, rough, typical'),
+    'bad seed': ('seed: lucky', "'seed'", 'must be an integer or random'),
+    'negative seed': ('seed: -4', "'seed'", 'out of range'),
 }
 
 

@@ -1,18 +1,23 @@
 """Messages kept serialized and refilled in place decode to what was written."""
 
+import math
+
 from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 import numpy as np
 import pytest
-from rally_sim.physics import load_vehicle, Vehicle
-from rally_sim.physics.model import STEER_ANGLE, VX, YAW, YAW_RATE
-from rally_sim.resources import vehicle_path
+from rally_sim.physics import Command, load_vehicle, Vehicle
+from rally_sim.physics.model import STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
+from rally_sim.resources import surface_from, vehicle_path
 from rally_sim.ros.conversions import Frames, OutputMessages
+from rally_sim.ros.measurements import MeasurementMessages
 from rally_sim.ros.serialized import SerializedMessage
+from rally_sim.sensors import load_profile, Sensors
 from rally_sim_msgs.msg import WheelSlip
 from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
+from transforms3d.euler import euler2quat
 from visualization_msgs.msg import Marker, MarkerArray
 
 
@@ -68,8 +73,12 @@ def test_outputs_decode_to_the_vehicle_state():
     car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))
     car.reset(x=3.0, y=-2.0, yaw=0.7, vx=12.0)
     car.advance(50, 0.001)
-    out = OutputMessages(car, Frames('car1/', 'odom', 'base_link'))
-    odom = deserialize_message(out.odometry(2_500_000_000), Odometry)
+    frames = Frames('car1/', 'odom', 'base_link')
+    out = OutputMessages(car, frames)
+    measured = MeasurementMessages(car, frames)
+    sensors = Sensors(load_profile('ideal'), 0, 1_000_000, 10_000_000)
+    odometry, imu = sensors.measure_now(2_500_000_000, car)
+    odom = deserialize_message(measured.odometry(odometry), Odometry)
     assert odom.header.frame_id == 'car1/odom' and odom.child_frame_id == 'car1/base_link'
     assert (odom.header.stamp.sec, odom.header.stamp.nanosec) == (2, 500_000_000)
     assert odom.twist.twist.linear.x == car.state[VX]
@@ -84,10 +93,48 @@ def test_outputs_decode_to_the_vehicle_state():
     assert 2.0 * np.arctan2(steer.z, steer.w) == pytest.approx(car.diag[STEER_ANGLE][0])
     joints = deserialize_message(out.joint_states(1), JointState)
     assert list(joints.position[2:]) == car.wheel_angle_rad.tolist()
-    imu = deserialize_message(out.imu(1), Imu)
+    imu = deserialize_message(measured.imu(imu), Imu)
     assert imu.linear_acceleration.z == car.params.gravity_m_s2
     slip = deserialize_message(out.wheel_slip(1), WheelSlip)
     assert list(slip.friction_coefficient) == car.friction.tolist()
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']
     markers = deserialize_message(out.markers(1), MarkerArray)
     assert len(markers.markers) == 9 and all(m.color.a == 1.0 for m in markers.markers[5:])
+
+
+def test_ideal_sensors_publish_the_ground_truth_messages_of_before():
+    """Profile ideal: odom and imu are the truth as before sensor profiles, field for field."""
+    car = Vehicle(load_vehicle(vehicle_path('volvo_v40')), surface_from('hill_stage'))
+    car.reset(x=20.0, y=5.0, yaw=-2.0, vx=9.0)
+    car.set_command(Command(steer_rad=0.2, drive_torque_n_m=[0.0, 0.0, 400.0, 400.0]))
+    car.advance(700, 0.001)
+    measured = MeasurementMessages(car, Frames('', 'odom', 'base_link'))
+    odometry, imu = Sensors(load_profile('ideal'), 0, 1_000_000, 10_000_000).measure_now(
+        700_000_000, car)
+    s = car.state
+    z, pitch, roll = car.ground()
+    w, x, y, qz = euler2quat(roll, pitch, s[YAW], 'sxyz')
+    expected = Odometry()
+    expected.header.stamp.nanosec = 700_000_000
+    expected.header.frame_id, expected.child_frame_id = 'odom', 'base_link'
+    p = expected.pose.pose
+    p.position.x, p.position.y, p.position.z = s[X], s[Y], z
+    p.orientation.x, p.orientation.y, p.orientation.z, p.orientation.w = x, y, qz, w
+    t = expected.twist.twist
+    t.linear.x, t.linear.y, t.angular.z = s[VX], s[VY], s[YAW_RATE]
+    expected.pose.covariance = expected.twist.covariance = [
+        1e-9 if i % 7 == 0 else 0.0 for i in range(36)]
+    assert deserialize_message(measured.odometry(odometry), Odometry) == expected
+    got = deserialize_message(measured.imu(imu), Imu)
+    assert (got.orientation.x, got.orientation.y, got.orientation.z, got.orientation.w) == (
+        x, y, qz, w)
+    assert (got.angular_velocity.x, got.angular_velocity.y, got.angular_velocity.z) == (
+        0.0, 0.0, s[YAW_RATE])
+    ax, ay = car.specific_force_m_s2()
+    g = car.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
+    assert (got.linear_acceleration.x, got.linear_acceleration.y,
+            got.linear_acceleration.z) == (ax, ay, g)
+    diagonal = [1e-9, 0.0, 0.0, 0.0, 1e-9, 0.0, 0.0, 0.0, 1e-9]
+    assert list(got.orientation_covariance) == list(got.angular_velocity_covariance) == list(
+        got.linear_acceleration_covariance) == diagonal
+    assert got.header.frame_id == 'imu_link' and got.header.stamp.nanosec == 700_000_000
