@@ -35,7 +35,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
@@ -80,6 +80,8 @@ RECORDED_TOPICS = {
     'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
     'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
     'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
+    'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
+    'gnss/fix': NavSatFix,
 }
 STILL_M_S = 0.1
 DRIVER_NODE = 'rally_demo_driver'

@@ -84,10 +84,14 @@ def type_hash(name: str) -> str:
 class BagRecorder:
     """Subscribe to topics on `node` and write what arrives into a rosbag2 MCAP bag."""
 
-    def __init__(self, node: Node, folder: str, topics: Dict[str, type]):
+    def __init__(self, node: Node, folder: str, topics: Dict[str, type],
+                 custom_data: Dict[str, str] = None):
         """
         Create the bag folder (it must not exist) and start recording `topics`.
 
+        custom_data (text keys and values: the seed, the sensor profile) goes
+        into metadata.yaml's custom_data and an MCAP metadata record
+        `rally_sim`.
         A topic enters the bag with its first message (as with ros2 bag
         record, which records the topics it discovers): one nobody
         publishes leaves no empty channel.
@@ -99,6 +103,9 @@ class BagRecorder:
         self._stream = open(os.path.join(folder, self.file_name), 'wb')
         self._writer = Writer(self._stream, compression=CompressionType.ZSTD)
         self._writer.start(profile='ros2', library='rally_sim')
+        self.custom_data = dict(custom_data or {})
+        if self.custom_data:
+            self._writer.add_metadata('rally_sim', self.custom_data)
         self.topics = {}
         for topic, msg_class in topics.items():
             resolved = node.resolve_topic_name(topic)
@@ -174,7 +181,7 @@ class BagRecorder:
                        'starting_time': {'nanoseconds_since_epoch': start},
                        'duration': {'nanoseconds': duration},
                        'message_count': total}],
-            'custom_data': {},
+            'custom_data': self.custom_data,
             'ros_distro': 'kilted',
         }}
         with open(os.path.join(self.folder, 'metadata.yaml'), 'w', encoding='utf-8') as out:

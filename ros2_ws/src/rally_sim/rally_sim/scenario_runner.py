@@ -5,7 +5,11 @@ Closed-loop scenarios: simulator and controller in step, metrics, pass or fail.
 
 A scenario names the vehicle, the stage, the controller (a command line: one
 of ours or a user's executable), the initial speed, the duration and pass
-thresholds (see config/scenarios/path_follow.yaml). The runner starts the
+thresholds (see config/scenarios/path_follow.yaml); optionally the sensor
+profile (`sensors`, default ideal), the `seed` of its errors (default 0;
+`random`: drawn, printed and reported) and `actuation` overrides of the
+vehicle's actuators (see config/scenarios/path_follow_typical.yaml). The
+controller sees the sensors; the metrics are computed on the ground truth. The runner starts the
 simulator in synchronous mode (pacing fast, sync_controllers naming the
 controller) and the controller with use_sim_time: every control period the
 simulator publishes its state and advances only when the controller has
@@ -35,6 +39,7 @@ import yaml
 from .control.path import ClosedPath
 from .entry import Stopped, StopRequest
 from .physics import ConfigError, SURFACE_GRIP
+from .physics.config import STEER_ALIASES
 from .processes import start_logged, stop_all
 from .resources import config_file, preset, shipped, vehicle_path
 from .ros.serialized import byte_order
@@ -49,6 +54,9 @@ KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'control
         'initial_speed_m_s': (int, float), 'duration_s': (int, float),
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
         'settle_s': (int, float), 'thresholds': dict}
+OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {})}
+"""Keys a scenario may leave out: their types and defaults."""
+MAX_SEED = 2 ** 31 - 1
 METRICS = {
     'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
              'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
@@ -86,13 +94,17 @@ def load_scenario(name: str) -> Dict[str, Any]:
         raise ScenarioError(f'cannot read scenario {name}: {error}') from None
     if not isinstance(spec, dict):
         raise ScenarioError(f'{path}: a scenario is a mapping of keys')
-    unknown = sorted(set(spec) - set(KEYS))
+    unknown = sorted(set(spec) - set(KEYS) - set(OPTIONAL))
     missing = sorted(set(KEYS) - set(spec))
     if unknown or missing:
         raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
-    for key, kind in KEYS.items():
+    for key, (_, default) in OPTIONAL.items():
+        spec.setdefault(key, default)
+    kinds = {**KEYS, **{key: kind for key, (kind, _) in OPTIONAL.items()}}
+    for key, kind in kinds.items():
         if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
+    _check_sensors(spec, path)
     if spec['stage'] not in STAGES:
         raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
     try:
@@ -118,6 +130,66 @@ def load_scenario(name: str) -> Dict[str, Any]:
                                 'with min and/or max')
     spec['file'] = path
     return spec
+
+
+def _check_sensors(spec: Dict[str, Any], path: str) -> None:
+    """Check the keys sensors, seed and actuation (ScenarioError naming the key)."""
+    from .sensors import load_profile, SensorError
+    try:
+        load_profile(spec['sensors'])
+    except SensorError as error:
+        raise ScenarioError(f"{path}: key 'sensors': {error}") from None
+    seed = spec['seed']
+    if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
+        raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
+                            f'[0, {MAX_SEED}] or random')
+    try:
+        vehicle_config(spec)
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'actuation': {error}") from None
+
+
+def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the scenario's actuation section as dotted vehicle keys (actuation.steer...)."""
+    flat = {}
+    for actuator, keys in spec['actuation'].items():
+        if not isinstance(keys, dict):
+            raise ConfigError(f"'actuation.{actuator}' must be a mapping of keys")
+        flat.update({f'actuation.{actuator}.{key}': value for key, value in keys.items()})
+    return flat
+
+
+def vehicle_config(spec: Dict[str, Any]):
+    """Return the scenario's vehicle with its actuation overrides (ConfigError if bad)."""
+    from .physics import load_vehicle
+    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(
+        actuation_overrides(spec))
+
+
+def vehicle_file(spec: Dict[str, Any], folder: str) -> str:
+    """Return the vehicle file the simulator loads: the preset's, or one with the actuation."""
+    source = vehicle_path(spec['vehicle'])
+    if not spec['actuation']:
+        return source
+    with open(source, encoding='utf-8') as stream:
+        tree = yaml.safe_load(stream)
+    tree.setdefault('actuation', {})
+    for actuator, keys in spec['actuation'].items():
+        tree['actuation'].setdefault(actuator, {}).update(keys)
+    for new, old in STEER_ALIASES.items():     # the older name of a setting given anew
+        if new in actuation_overrides(spec):
+            tree.get('steering', {}).pop(old.split('.')[1], None)
+    path = os.path.join(folder, 'vehicle.yaml')
+    with open(path, 'w', encoding='utf-8') as out:
+        out.write(f"# {spec['vehicle']} with the scenario's actuation (written by the runner)\n")
+        yaml.safe_dump(tree, out, sort_keys=False)
+    return path
+
+
+def draw_seed(spec: Dict[str, Any]) -> int:
+    """Return the scenario's seed; for `random`, one drawn now (to be reported)."""
+    import secrets
+    return secrets.randbelow(MAX_SEED + 1) if spec['seed'] == 'random' else spec['seed']
 
 
 SIMULATOR_NODE = 'rally_sim'
@@ -169,9 +241,9 @@ class Observer:
         self.executor = EventsExecutor()
         self.executor.add_node(self.node)
         self.outputs = _outputs(spec)
-        self.odom: Dict[int, bytes] = {}
+        self.odom: Dict[int, bytes] = {}      # the ground truth: what the metrics judge
         self.slip: Dict[int, bytes] = {}
-        for kind, topic, store in ((Odometry, 'odom', self.odom),
+        for kind, topic, store in ((Odometry, 'ground_truth/odom', self.odom),
                                    (WheelSlip, 'wheel_slip', self.slip)):
             self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
                 _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
@@ -179,7 +251,9 @@ class Observer:
         if record:
             from .recording import BagRecorder
             from .demo_driver import RECORDED_TOPICS
-            self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS)
+            self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS, {
+                'rally_sim.seed': str(spec['seed_in_use']), 'rally_sim.sensors': spec['sensors'],
+                'rally_sim.scenario': spec['name']})
 
     def spin_until(self, done, timeout_s: float, processes) -> bool:
         """Spin until done() or timeout; raise naming a process that exits, or on a stop."""
@@ -287,14 +361,15 @@ def _simulator_says(folder: str) -> str:
     return f'; the simulator says: {lines[-1]}' if lines else ''
 
 
-def _simulator_command(spec: Dict[str, Any], path: ClosedPath) -> List[str]:
+def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> List[str]:
     start_x, start_y = path.points[0]
     return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
             '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
             '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
             '-p', f'sync_observers:=[{RUNNER_NODE}]',
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
-            '-p', f"vehicle:={spec['vehicle']}",
+            '-p', f'vehicle:={vehicle_file(spec, folder)}',
+            '-p', f"sensors:={spec['sensors']}", '-p', f"seed:={spec['seed_in_use']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
             '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
             '-p', 'marker_rate_hz:=0.0',
@@ -319,7 +394,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     try:
         rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
         observer = Observer(spec, stop, record)
-        processes.append(start_logged(_simulator_command(spec, path),
+        processes.append(start_logged(_simulator_command(spec, path, folder),
                                       os.path.join(folder, 'simulator.log')))
         # The controller starts once the runner has the first state, so that the
         # runner has every state (the simulator repeats it while it waits).
@@ -513,9 +588,14 @@ def main(argv=None, stop: StopRequest = None) -> int:
     folder = os.path.join(args.output, f"scenario-{spec['name']}-"
                           f"{time.strftime('%Y%m%d-%H%M%S')}")
     os.makedirs(folder, exist_ok=True)
+    spec['seed_in_use'] = draw_seed(spec)
+    actuation = ', '.join(f'{k} {v}' for k, v in actuation_overrides(spec).items())
     print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
           f"{' '.join(spec['controller']['command'])}; synchronous every "
-          f"{spec['control_period_s']:g} s")
+          f"{spec['control_period_s']:g} s; sensors {spec['sensors']}, seed "
+          f"{spec['seed_in_use']}" + (f' (drawn: seed random)' if spec['seed'] == 'random'
+                                      else '') + (f'; actuation {actuation}' if actuation
+                                                  else ''))
     try:
         result = run(spec, folder, stop, args.record)
     except RuntimeError as error:
@@ -526,6 +606,8 @@ def main(argv=None, stop: StopRequest = None) -> int:
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
               'stage': spec['stage'], 'controller': spec['controller'],
+              'sensors': spec['sensors'], 'seed': spec['seed_in_use'],
+              'actuation': spec['actuation'],
               'simulated_s': simulated, 'wall_s': result['wall_s'],
               'real_time_factor': simulated / result['wall_s'],
               'loop_wall_s': result['loop_wall_s'],

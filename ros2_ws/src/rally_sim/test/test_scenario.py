@@ -9,6 +9,7 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
 from support import ros_process
+import yaml
 from support.bags import decode_everything
 from support.scenarios import short_scenario
 
@@ -36,7 +37,16 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     assert (tmp_path / os.path.dirname(os.path.relpath(
         sorted(tmp_path.glob('scenario-*/report.json'))[-1], tmp_path)) / 'report.png').exists()
     decoded = decode_everything(tmp_path / 'bag')
-    assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock'} <= set(decoded)
+    assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock',
+            '/ground_truth/odom'} <= set(decoded)
+    metadata = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
+    custom = metadata['rosbag2_bagfile_information']['custom_data']
+    assert custom['rally_sim.seed'] == str(report['seed']) == '0'
+    assert custom['rally_sim.sensors'] == report['sensors']
+    if name.endswith('_typical'):
+        assert report['sensors'] == 'typical' and report['actuation']['steer']['delay_s'] > 0
+        assert {'/gnss/fix', '/wheel_encoders', '/steering_angle'} <= set(decoded)
+        assert 'sensors typical, seed 0; actuation actuation.steer.delay_s' in result.stdout
 
 
 def test_same_scenario_twice_gives_identical_metrics_and_records_a_bag(tmp_path):
@@ -90,7 +100,7 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     result, _ = run_scenario('nosuch', tmp_path)
     assert result.returncode == 2 and 'Traceback' not in result.stderr
     assert "no scenario 'nosuch'" in result.stderr
-    assert 'built-in: drift_skid_pad, mppi_rally_stage, path_follow' in result.stderr
+    assert 'built-in: drift_skid_pad, drift_skid_pad_typical, mppi_rally_stage' in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
@@ -101,3 +111,56 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
                               timeout=300)
         assert demo.returncode == 2 and said in demo.stderr, demo.stderr
         assert 'Traceback' not in demo.stderr
+
+
+def noisy_odometry(bag):
+    """Return (stamp, x, yaw rate) of every odometry message in a bag."""
+    rows = []
+    with open(next(bag.glob('*.mcap')), 'rb') as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, _, _, msg in reader.iter_decoded_messages(topics=['/odom']):
+            rows.append((msg.header.stamp.sec, msg.header.stamp.nanosec,
+                         msg.pose.pose.position.x, msg.twist.twist.angular.z))
+    return sorted(set(rows))
+
+
+def test_one_seed_one_noisy_run_in_synchronous_pacing(tmp_path):
+    """typical sensors, delayed steering: the same seed twice, bit for bit; another differs."""
+    runs = {}
+    for label, seed in (('a', 3), ('b', 3), ('c', 4)):
+        scenario = short_scenario(
+            tmp_path, f'noisy_{label}', sensors='typical', seed=seed,
+            actuation={'steer': {'delay_s': 0.2, 'time_constant_s': 0.1}},
+            controller={'command': ['python', '-m', 'rally_sim.ros.path_follower'],
+                        'params': {'target_speed_m_s': 8.0, 'delay_compensation_s': 0.3}})
+        result, report = run_scenario(scenario, tmp_path / label, '--record',
+                                      str(tmp_path / f'bag_{label}'))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert report['seed'] == seed
+        runs[label] = (report['metrics'], noisy_odometry(tmp_path / f'bag_{label}'))
+    assert runs['a'] == runs['b']
+    assert len(runs['a'][1]) >= 300             # 50 Hz for the 8 s
+    assert runs['c'][1] != runs['a'][1] and runs['c'][0] != runs['a'][0]
+
+
+@pytest.mark.parametrize('changes, said', [
+    ({'sensors': 'perfect'}, "key 'sensors': no sensor profile 'perfect'"),
+    ({'seed': -1}, "key 'seed' = -1 must be an integer in [0, 2147483647] or random"),
+    ({'seed': 'lucky'}, "key 'seed' = 'lucky' must be an integer"),
+    ({'actuation': {'steer': {'delay_s': 3.0}}},
+     "key 'actuation': key 'actuation.steer.delay_s' = 3.0 is out of range [0, 1]"),
+    ({'actuation': {'clutch': {'delay_s': 0.1}}}, "unknown key 'actuation.clutch.delay_s'"),
+    ({'actuation': {'steer': 0.2}}, "'actuation.steer' must be a mapping of keys")])
+def test_bad_sensor_seed_or_actuation_exits_2_naming_the_key(tmp_path, changes, said):
+    result, _ = run_scenario(short_scenario(tmp_path, 'bad', **changes), tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert said in result.stderr and 'Traceback' not in result.stderr
+
+
+def test_seed_random_is_drawn_reported_and_printed(tmp_path):
+    result, report = run_scenario(short_scenario(tmp_path, 'lucky', seed='random',
+                                                 sensors='typical', duration_s=1.0),
+                                  tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert isinstance(report['seed'], int)
+    assert f"seed {report['seed']} (drawn: seed random)" in result.stdout

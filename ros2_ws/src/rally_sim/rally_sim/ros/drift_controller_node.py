@@ -20,6 +20,7 @@ from rclpy.node import Node
 from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, Spec
+from ..control.delay import extrapolate
 from ..control.drift import DriftController, DriftSettings
 
 DEFAULTS = DriftSettings()
@@ -44,7 +45,11 @@ SPECS = {
                                'driver mode: throttle speed gain [s/m]', 0.0, 100.0),
     'gear': Spec(DEFAULTS.gear, 'driver mode: the gear held', 1, 12),
 }
-COMMANDS = {'command': Spec('driver', 'driver: throttle and gear on driver_cmd (the '
+COMMANDS = {
+    'delay_compensation_s': Spec(0.0, 'steer for the state this long after the odometry '
+                                 'stamp (constant twist): sensor latency plus steering dead '
+                                 'time and lag [s], 0: none', 0.0, 2.0),
+    'command': Spec('driver', 'driver: throttle and gear on driver_cmd (the '
                             "simulator's command_mode driver); torque: rear drive torque "
                             'on wheel_torque_cmd (command_mode torque)',
                             choices=('driver', 'torque'))}
@@ -60,6 +65,7 @@ class DriftNode(Node):
         self.controller = DriftController(DriftSettings(**{
             name: p[name] for name in SPECS}))
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+        self.delay_s = p['delay_compensation_s']
         self.driver = p['command'] == 'driver'
         self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10) if self.driver
                           else self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10))
@@ -71,6 +77,8 @@ class DriftNode(Node):
         if self.answers.repeated(msg):
             return
         state = planar_state(msg)
+        pose = extrapolate(*state, self.delay_s)    # where the steering will act
+        state = state._replace(x=pose[0], y=pose[1], yaw=pose[2])
         if self.driver:
             steer, throttle = self.controller.pedals(*state)
             drive = DriverCommand(throttle=float(throttle), gear=self.controller.settings.gear)

@@ -9,7 +9,9 @@ car with a drivetrain in driver mode (`command_mode: driver` and this node's
 the rally_stage path) and is replaced by any nav_msgs/Path received on
 `path`. It answers every `odom` message with one `ackermann_cmd` (and in
 driver mode one `driver_cmd`), stamped with the odometry's stamp
-(lockstep-friendly).
+(lockstep-friendly). With `delay_compensation_s` (the sensor latency plus
+the steering's dead time and lag) it steers for where the car will be when
+the command acts (control/delay.py).
 """
 
 
@@ -22,6 +24,7 @@ from rclpy.node import Node
 from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
+from ..control.delay import DelayCompensator
 from ..control.path import ClosedPath
 from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
 from ..control.speed import PedalSpeedController
@@ -40,6 +43,9 @@ SPECS = {
     'wheelbase_m': Spec(2.647, 'wheelbase of the car [m]', 0.5, 10.0),
     'cg_to_rear_m': Spec(1.497, 'CG to rear axle [m] (base_link is at the CG)', 0.0, 10.0),
     'max_steer_rad': Spec(0.6, 'largest steer command [rad]', 0.05, 1.0),
+    'delay_compensation_s': Spec(0.0, 'steer for the pose this long after the odometry '
+                                 'stamp: sensor latency plus steering dead time and lag '
+                                 '[s], 0: none', 0.0, 2.0),
     'command': Spec('speed', "speed: the speed on ackermann_cmd (the simulator's command_mode "
                     'speed); driver: also throttle and brake on driver_cmd (command_mode '
                     'driver, a car with a drivetrain)', choices=('speed', 'driver')),
@@ -66,6 +72,8 @@ class PathFollower(Node):
             max_steer_rad=p['max_steer_rad'], target_speed_m_s=p['target_speed_m_s'],
             lateral_accel_limit_m_s2=p['lateral_accel_limit_m_s2'])
         self.follower = PurePursuit(path, self.settings)
+        self.compensator = DelayCompensator(p['delay_compensation_s'], p['wheelbase_m'],
+                                            p['cg_to_rear_m'])
         self.acceleration = float(p['acceleration_m_s2'])
         self.publisher = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
@@ -91,7 +99,10 @@ class PathFollower(Node):
         if self.answers.repeated(msg):
             return
         state = planar_state(msg)
-        steer, speed = self.follower.command(state.x, state.y, state.yaw, state.vx)
+        stamp_s = msg.header.stamp.sec + msg.header.stamp.nanosec / 1e9
+        x, y, yaw = self.compensator.predict(stamp_s, state.x, state.y, state.yaw, state.vx)
+        steer, speed = self.follower.command(x, y, yaw, state.vx)
+        self.compensator.sent(stamp_s, steer)
         command = AckermannDriveStamped()
         command.header.stamp = msg.header.stamp
         command.header.frame_id = msg.child_frame_id

@@ -89,8 +89,13 @@ class SynchronousMode:
         self._odom_subscribers = self.odom.get_subscription_count()
 
     def ready(self) -> bool:
-        """Return whether every listed controller has answered the state published last."""
-        return not self.gate.missing()
+        """
+        Return whether every listed controller has answered the state published last.
+
+        Before the first odometry (a sensor that reports late has none at
+        t = 0) there is nothing to answer: time runs to it.
+        """
+        return self.gate.stamp_ns is None or not self.gate.missing()
 
     # ---- answers -----------------------------------------------------------
 

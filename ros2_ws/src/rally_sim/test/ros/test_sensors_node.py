@@ -1,0 +1,109 @@
+"""The node's sensors over real DDS: rates, latencies, covariances, TF source, one seed."""
+
+import math
+
+from nav_msgs.msg import Odometry
+import numpy as np
+import pytest
+from rally_sim.sensors import load_profile
+from sensor_msgs.msg import Imu, JointState, NavSatFix
+from support import ros_process
+from tf2_msgs.msg import TFMessage
+
+TOPICS = {'odom': Odometry, 'ground_truth/odom': Odometry, 'imu': Imu,
+          'wheel_encoders': JointState, 'steering_angle': JointState, 'gnss/fix': NavSatFix,
+          '/tf': TFMessage}
+
+
+def stamp_ns(msg):
+    stamp = msg.header.stamp if hasattr(msg, 'header') else msg.transforms[0].header.stamp
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+def record(simulator, seconds=2.0, **params):
+    """Run the simulator in lockstep with `params`; return every message of TOPICS."""
+    client = simulator(pacing='lockstep', command_timeout_s=0.0, initial_speed=8.0,
+                       surface='rally_stage', **params)
+    got = {topic: [] for topic in TOPICS}
+    for topic, kind in TOPICS.items():
+        client.node.create_subscription(kind, topic, got[topic].append, 100000)
+    node = client.node
+    assert client.spin_until(lambda: all(node.count_publishers(node.resolve_topic_name(t))
+                                         for t in TOPICS), 60.0), 'sensor topics missing'
+    while not got['ground_truth/odom']:     # matched both ways: step(0) publishes the truth
+        client.step(0)
+        client.spin_until(lambda: got['ground_truth/odom'], 0.5)
+    client.spin_until(lambda: False, 0.5)   # the other topics' matching, likewise
+    end_ns = 0
+    for _ in range(round(seconds / 0.1)):
+        response = client.step(100)
+        end_ns = response.sim_time.sec * 1_000_000_000 + response.sim_time.nanosec
+        assert client.spin_until(
+            lambda: stamp_ns(got['ground_truth/odom'][-1]) == end_ns, 30.0)
+    client.spin_until(lambda: False, 0.3)       # what is still on its way
+    output = ros_process.stop(client.process)   # the next run's client must not find it
+    assert 'Traceback' not in output, output
+    return got, end_ns
+
+
+def test_typical_sensors_at_their_rates_late_and_in_error(simulator):
+    got, end_ns = record(simulator, sensors='typical', seed=11)
+    profile = load_profile('typical').channels
+    for topic, channel in (('odom', 'odometry'), ('imu', 'imu'),
+                           ('wheel_encoders', 'wheel_speeds'), ('steering_angle', 'steering'),
+                           ('gnss/fix', 'gnss')):
+        spec = profile[channel]
+        stamps = [stamp_ns(m) for m in got[topic]]
+        period = round(1e9 / spec.rate_hz)
+        assert set(np.diff(stamps)) == {period}, topic
+        delay = round(spec.delay_s * 1e9)
+        # published delay_s after measuring: what was measured in the last delay_s is not out
+        assert stamps[-1] == (end_ns - delay) // period * period, topic
+    truth = {stamp_ns(m): m for m in got['ground_truth/odom']}
+    errors = []
+    for m in got['odom']:
+        t = truth[stamp_ns(m)]
+        errors.append(m.pose.pose.position.x - t.pose.pose.position.x)
+        assert m.child_frame_id == 'base_link' and t.child_frame_id == 'base_link_ground_truth'
+        assert m.pose.covariance[0] == pytest.approx(0.05 ** 2)
+    assert 0.001 < np.std(errors) + abs(np.mean(errors)) < 0.3        # 5 cm sigma
+    fix = got['gnss/fix'][-1]
+    assert fix.latitude == pytest.approx(66.4979, abs=1e-3)          # rally_stage's datum
+    assert fix.longitude == pytest.approx(25.718, abs=1e-3)
+    assert fix.position_covariance[0] == pytest.approx(1.27 ** 2)
+    assert fix.position_covariance_type == NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
+    for msg in got['imu']:
+        assert all(math.isfinite(v) for v in (msg.angular_velocity.z, msg.linear_acceleration.x))
+    encoders = got['wheel_encoders'][-1]
+    assert encoders.velocity[2] == pytest.approx(8.0 / 0.327, rel=0.2)
+    # TF odom -> base_link is the measured pose, stamped when it was measured
+    poses = {stamp_ns(m): m.pose.pose for m in got['odom']}
+    measured_tf = [tf for tf in got['/tf'] if len(tf.transforms) == 1
+                   and tf.transforms[0].child_frame_id == 'base_link']
+    assert len(measured_tf) == len(got['odom'])
+    for tf in measured_tf:
+        pose = poses[stamp_ns(tf)]
+        assert tf.transforms[0].transform.translation.x == pose.position.x
+    wheels = [tf for tf in got['/tf'] if len(tf.transforms) > 1]
+    assert wheels and all(t.transforms[0].child_frame_id == 'wheel_fl_steer' for t in wheels)
+
+
+def test_one_seed_one_run_in_lockstep_another_seed_another(simulator):
+    def odometry(seed):
+        got, _ = record(simulator, 1.0, sensors='rough', seed=seed)
+        return [(stamp_ns(m), m.pose.pose.position.x, m.twist.twist.linear.x)
+                for m in got['odom']]
+    first = odometry(5)
+    assert len(first) >= 15
+    assert odometry(5) == first
+    assert odometry(6) != first
+
+
+@pytest.mark.parametrize('source, children', [
+    ('truth', {'base_link', 'base_link_ground_truth'}),
+    ('none', {'base_link_ground_truth'})])
+def test_tf_source_truth_or_none(simulator, source, children):
+    got, _ = record(simulator, 0.3, sensors='typical', tf_source=source)
+    roots = {t.child_frame_id for tf in got['/tf'] for t in tf.transforms
+             if t.header.frame_id == 'odom'}
+    assert roots == children
