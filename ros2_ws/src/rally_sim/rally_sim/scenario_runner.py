@@ -590,12 +590,11 @@ def main(argv=None, stop: StopRequest = None) -> int:
     os.makedirs(folder, exist_ok=True)
     spec['seed_in_use'] = draw_seed(spec)
     actuation = ', '.join(f'{k} {v}' for k, v in actuation_overrides(spec).items())
+    drawn = ' (drawn: seed random)' if spec['seed'] == 'random' else ''
     print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
           f"{' '.join(spec['controller']['command'])}; synchronous every "
           f"{spec['control_period_s']:g} s; sensors {spec['sensors']}, seed "
-          f"{spec['seed_in_use']}" + (f' (drawn: seed random)' if spec['seed'] == 'random'
-                                      else '') + (f'; actuation {actuation}' if actuation
-                                                  else ''))
+          f"{spec['seed_in_use']}{drawn}" + (f'; actuation {actuation}' if actuation else ''))
     try:
         result = run(spec, folder, stop, args.record)
     except RuntimeError as error:

@@ -9,9 +9,9 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
 from support import ros_process
-import yaml
 from support.bags import decode_everything
 from support.scenarios import short_scenario
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
@@ -125,7 +125,7 @@ def noisy_odometry(bag):
 
 
 def test_one_seed_one_noisy_run_in_synchronous_pacing(tmp_path):
-    """typical sensors, delayed steering: the same seed twice, bit for bit; another differs."""
+    """Typical sensors, delayed steering: the same seed twice, bit for bit; another differs."""
     runs = {}
     for label, seed in (('a', 3), ('b', 3), ('c', 4)):
         scenario = short_scenario(

@@ -50,9 +50,9 @@ COMMANDS = {
                                  'stamp (constant twist): sensor latency plus steering dead '
                                  'time and lag [s], 0: none', 0.0, 2.0),
     'command': Spec('driver', 'driver: throttle and gear on driver_cmd (the '
-                            "simulator's command_mode driver); torque: rear drive torque "
-                            'on wheel_torque_cmd (command_mode torque)',
-                            choices=('driver', 'torque'))}
+                    "simulator's command_mode driver); torque: rear drive torque "
+                    'on wheel_torque_cmd (command_mode torque)',
+                    choices=('driver', 'torque'))}
 
 
 class DriftNode(Node):
