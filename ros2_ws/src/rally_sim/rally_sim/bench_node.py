@@ -5,10 +5,11 @@ Benchmark of the simulator node over DDS, with the node in its own process.
 
 Prints the odometry rate and its jitter in real-time pacing (wall-clock
 inter-arrival times at this client, which subscribes to every output), the
-node's CPU use meanwhile, the lockstep throughput (simulated steps per wall
-second through the `step` service for a few batch sizes), and the closed-loop
-real-time factor of the path_follow scenario (controller in its own process,
-synchronous mode). The issue's targets and the before figures are printed
+node's CPU use meanwhile (sensor profiles ideal and typical), the lockstep
+throughput (simulated steps per wall second through the `step` service for a
+few batch sizes), and the closed-loop real-time factor of the path_follow and
+path_follow_typical scenarios (controller in its own process, synchronous
+mode). The issue's targets and the before figures are printed
 beside them; nothing is asserted.
 """
 
@@ -28,14 +29,17 @@ from rally_sim_msgs.srv import Step
 import rclpy
 from rclpy.experimental import EventsExecutor
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 
 OUTPUTS = {'/tf': TFMessage, 'wheel_slip': WheelSlip, 'joint_states': JointState, 'imu': Imu,
-           'markers': MarkerArray, '/clock': Clock}
+           'markers': MarkerArray, '/clock': Clock, 'ground_truth/odom': Odometry,
+           'wheel_encoders': JointState, 'steering_angle': JointState, 'gnss/fix': NavSatFix}
 """Every output but odom (which the rate measurement subscribes to)."""
+CPU_BEFORE = {'ideal': '13 % before sensor profiles (every output subscribed)',
+              'typical': 'the target: <= 15 %'}
 
 
 def start_node(*params: str) -> subprocess.Popen:
@@ -62,9 +66,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def realtime(node, seconds: float) -> None:
-    """Measure rate, jitter and CPU of the node in real-time pacing."""
-    process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0')
+def realtime(node, seconds: float, sensors: str) -> None:
+    """Measure rate, jitter and CPU of the node in real-time pacing with a sensor profile."""
+    process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0', f'sensors:={sensors}',
+                         'surface:=rally_stage')
     arrivals = []
     node.create_subscription(Odometry, 'odom', lambda _: arrivals.append(time.monotonic()), 100)
     for topic, msg_type in OUTPUTS.items():
@@ -82,13 +87,12 @@ def realtime(node, seconds: float) -> None:
     cpu = (cpu_seconds(process.pid) - cpu0) / (time.monotonic() - wall0)
     stop_node(process)
     gaps = [1000.0 * (b - a) for a, b in zip(arrivals, arrivals[1:])]
-    print(f'real time, physics 1000 Hz, publishing 100 Hz, every output subscribed, '
-          f'{seconds:g} s:')
+    print(f'real time, physics 1000 Hz, publishing 100 Hz, sensors {sensors}, every output '
+          f'subscribed, {seconds:g} s:')
     print(f'  odom rate {len(gaps) / (arrivals[-1] - arrivals[0]):.1f} Hz; inter-arrival '
           f'mean {statistics.mean(gaps):.2f} ms, std {statistics.pstdev(gaps):.2f} ms, '
           f'min {min(gaps):.2f} ms, max {max(gaps):.2f} ms')
-    print(f'  node CPU {100.0 * cpu:.0f} % of one core (target <= 15 %; before 25 % with '
-          'odom alone subscribed, the issue: 50 %)')
+    print(f'  node CPU {100.0 * cpu:.1f} % of one core ({CPU_BEFORE[sensors]})')
 
 
 def lockstep(node) -> None:
@@ -117,28 +121,28 @@ def lockstep(node) -> None:
 CLOSED_LOOP_RUNS = 3
 
 
-def closed_loop() -> None:
-    """Run the path_follow scenario a few times and print its real-time factors."""
+def closed_loop(scenario: str, before: str) -> None:
+    """Run a path-following scenario a few times and print its real-time factors."""
     reports = []
     for _ in range(CLOSED_LOOP_RUNS):
         with tempfile.TemporaryDirectory() as folder:
-            result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', 'path_follow',
+            result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', scenario,
                                      '--output', folder], capture_output=True, text=True,
                                     timeout=600)
             found = glob.glob(os.path.join(folder, 'scenario-*', 'report.json'))
             if result.returncode != 0 or not found:
-                print(f'closed loop path_follow: FAILED ({result.stderr.strip()[-200:]})')
+                print(f'closed loop {scenario}: FAILED ({result.stderr.strip()[-200:]})')
                 return
             with open(found[0], encoding='utf-8') as stream:
                 reports.append(json.load(stream))
     whole = statistics.median(r['real_time_factor'] for r in reports)
     loop = statistics.median(r['loop_real_time_factor'] for r in reports)
     start_s = statistics.median(r['wall_s'] - r['loop_wall_s'] for r in reports)
-    print(f'closed loop path_follow (controller in its own process), median of {len(reports)}: '
+    print(f'closed loop {scenario} (controller in its own process), median of {len(reports)}: '
           f"{reports[0]['simulated_s']:.2f} s simulated; the loop after the controller's first "
           f'answer x{loop:.2f} real time, x{whole:.2f} with the controller start-up '
           f'({start_s:.1f} s: process start and DDS discovery)')
-    print('  (target >= x10; before x0.79 on this machine, the issue: x1.12)')
+    print(f'  ({before})')
 
 
 def main(argv=None) -> int:
@@ -149,14 +153,18 @@ def main(argv=None) -> int:
     rclpy.init()
     node = rclpy.create_node('rally_sim_bench')
     try:
-        realtime(node, args.seconds)
-        node.destroy_node()
+        for sensors in ('ideal', 'typical'):
+            realtime(node, args.seconds, sensors)
+            node.destroy_node()
+            node = rclpy.create_node(f'rally_sim_bench_{sensors}')
         node = rclpy.create_node('rally_sim_bench_lockstep')   # no subscriptions: none built
         lockstep(node)
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
-    closed_loop()
+    closed_loop('path_follow', 'target >= x20 (issue 22); before sensor profiles x20-x21 here')
+    closed_loop('path_follow_typical', 'target >= x20 (issue 24), typical sensors and a 0.2 s '
+                'steering dead time')
     return 0
 
 

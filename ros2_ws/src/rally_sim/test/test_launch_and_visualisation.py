@@ -41,7 +41,10 @@ def test_rviz_config_parses_and_shows_our_topics():
     manager = config['Visualization Manager']
     assert manager['Global Options']['Fixed Frame'] == 'odom'
     displays = {d['Class']: d for d in manager['Displays']}
-    assert displays['rviz_default_plugins/Odometry']['Topic']['Value'] == 'odom'
+    odometry = {d['Topic']['Value'] for d in manager['Displays']
+                if d['Class'] == 'rviz_default_plugins/Odometry'}
+    assert odometry == {'odom', 'ground_truth/odom'}        # measured and true, side by side
+    assert displays['rviz_default_plugins/Axes']['Reference Frame'] == 'base_link_ground_truth'
     assert displays['rviz_default_plugins/MarkerArray']['Topic']['Value'] == 'markers'
     assert 'rviz_default_plugins/RobotModel' in displays
     assert 'rviz_default_plugins/TF' in displays

@@ -12,7 +12,7 @@ from typing import Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from .config import VehicleConfig
+from .config import ConfigError, VehicleConfig
 from .drivetrain import AUTOMATIC
 from .integrators import (
     COMMAND_SIZE, EULER, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout,
@@ -89,6 +89,11 @@ class Batch:
             raise ValueError(f'cars = {cars} must be at least 1')
         self.cars = cars
         self.template = Vehicle(config, surface)
+        if self.template.acting:    # a delay needs the commands in flight, not in a state
+            raise ConfigError(
+                f"vehicle '{config['name']}': batch rollouts do not model the actuation: "
+                'section yet (delays, lags, dead bands and biases of drive, brake, handbrake '
+                'and the steer delay); use Vehicle.run for such a car, or a file without it')
         configs = [config] * cars
         for key, values in (per_car or {}).items():
             values = list(values)

@@ -152,3 +152,12 @@ def test_a_batch_of_drivetrain_cars_is_the_single_car_in_driver_mode_bit_for_bit
     with pytest.raises(CommandError, match='gear = 7'):
         Batch(config, CARS).rollout_driver(starts(config), steer, throttle,
                                            gear=np.full((CARS, HORIZON), 7.0), dt=DT)
+
+
+def test_a_car_with_actuators_is_refused_by_name_not_run_without_them():
+    config = vehicle('volvo_v40').with_overrides({'actuation.steer.delay_s': 0.2})
+    with pytest.raises(ConfigError, match="'volvo_v40': batch rollouts do not model the "
+                       'actuation: section yet'):
+        Batch(config, 4)
+    lagged = vehicle('volvo_v40').with_overrides({'actuation.steer.time_constant_s': 0.1})
+    Batch(lagged, 2)        # the steer's lag and rate limit are the kernel's: modelled

@@ -1,10 +1,12 @@
-"""The node's sensors over real DDS: rates, latencies, covariances, TF source, one seed."""
+"""The node's sensors and actuators over real DDS: rates, latencies, TF source, one seed."""
 
 import math
 
+from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
 import pytest
+from rally_sim.resources import vehicle_path
 from rally_sim.sensors import load_profile
 from sensor_msgs.msg import Imu, JointState, NavSatFix
 from support import ros_process
@@ -107,3 +109,31 @@ def test_tf_source_truth_or_none(simulator, source, children):
     roots = {t.child_frame_id for tf in got['/tf'] for t in tf.transforms
              if t.header.frame_id == 'odom'}
     assert roots == children
+
+
+def test_a_steering_dead_time_in_the_vehicle_file_is_exact_to_the_step(simulator, tmp_path):
+    """A steering dead time of 0.137 s: the wheels turn in the 138th step after the command."""
+    text = open(vehicle_path('volvo_v40'), encoding='utf-8').read()
+    car = tmp_path / 'slow_steering.yaml'
+    car.write_text(text + 'actuation:\n  steer: {delay_s: 0.137}\n')
+    client = simulator(pacing='lockstep', command_timeout_s=0.0, vehicle=str(car))
+    joints = []
+    client.node.create_subscription(JointState, 'joint_states', joints.append, 10000)
+    steer = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    client.step(5)
+    command = AckermannDriveStamped()
+    command.drive.steering_angle = 0.3
+    client.publish_acked(steer, command)
+
+    def steer_after(steps):
+        response = client.step(steps)
+        wanted = (response.sim_time.sec, response.sim_time.nanosec)
+        for _ in range(10):
+            found = [m for m in joints if (m.header.stamp.sec, m.header.stamp.nanosec) == wanted]
+            if found:
+                return found[-1].position[0]
+            client.spin_until(lambda: False, 0.5)
+            client.step(0)
+        raise AssertionError(f'no joint_states stamped {wanted}')
+    assert steer_after(137) == 0.0          # 137 steps of 1 ms: not yet
+    assert steer_after(1) > 0.0             # the 138th step starts 0.137 s after it came
