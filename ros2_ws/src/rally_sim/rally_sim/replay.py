@@ -3,7 +3,7 @@ Offline replay: timed inputs from a CSV file in, the trajectory CSV out.
 
     python -m rally_sim.replay --vehicle VEHICLE.yaml --inputs IN.csv \
         --output OUT.csv [--initial-speed V] [--set key=value ...] [--plot OUT.png] \
-    [--surface MAP.yaml|TYPE]
+    [--surface MAP.yaml|TYPE] [--sensors PROFILE --seed N --measurements DIR]
 
 IN.csv columns: t, steer [rad, bicycle-equivalent front angle], torque_fl,
 torque_fr, torque_rl, torque_rr [N m]; optional brake_fl .. brake_rr [N m]
@@ -14,7 +14,12 @@ automatic). Row k holds on [t_k, t_k+1); the step is the row spacing.
 OUT.csv: t,x,y,yaw,vx,vy,yaw_rate,omega_fl..omega_rr, then per-wheel slip
 ratio, slip angle, load and tyre-frame forces, and for a vehicle with a
 drivetrain engine_rpm and gear; one row for the initial state, then one
-after each input row; floats at full precision.
+after each input row; floats at full precision. With --sensors, the
+profile's channels measure the run on the rows' grid (evenly spaced rows:
+the step of the sensors) and DIR/<channel>.csv gets each measurement that
+is delivered: t (when measured), delivered_t, the values and their error
+variances (GNSS also latitude, longitude, altitude from the surface's datum).
+The same --seed gives the same measurements.
 """
 
 import argparse
@@ -22,7 +27,7 @@ import csv
 import math
 import os
 import sys
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 
@@ -31,6 +36,8 @@ from .physics import CommandError, ConfigError, load_vehicle, SURFACE_GRIP, Vehi
 from .physics.drivetrain import AUTOMATIC
 from .physics.trajectory import InputTable, simulate, Trajectory
 from .resources import shipped, surface_from, vehicle_path
+from .sensors import load_profile, QUANTITIES, SensorError, Sensors
+from .sensors.profiles import COMPONENTS
 
 REQUIRED = ('t', 'steer') + tuple(f'torque_{w}' for w in WHEELS)
 OPTIONAL = tuple(f'brake_{w}' for w in WHEELS) + ('handbrake',)
@@ -145,6 +152,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                              f'type for everywhere ({", ".join(SURFACE_GRIP)}); '
                              'default tarmac_dry')
     parser.add_argument('--plot', metavar='OUT.png', help='also write a plot of the run')
+    parser.add_argument('--sensors', metavar='PROFILE',
+                        help='measure the run with a sensor profile (ideal, typical, rough or '
+                             'a file); needs --measurements')
+    parser.add_argument('--seed', type=int, default=0, help='seed of the sensor errors')
+    parser.add_argument('--measurements', metavar='DIR',
+                        help='folder for the measurements, one CSV per channel')
     return parser.parse_args(argv)
 
 
@@ -156,11 +169,12 @@ def main(argv: List[str] = None) -> int:
         inputs = read_inputs(args.inputs)
         vehicle = Vehicle(config, surface_from(args.surface))
         vehicle.reset(vx=args.initial_speed)
+        sensing = _sensing(args, inputs, vehicle)
     except (ConfigError, InputError, ValueError) as error:
         print(f'error: {error}', file=sys.stderr)
         return 2
     try:
-        trajectory = simulate(vehicle, inputs)
+        trajectory = simulate(vehicle, inputs, sensing.on_row if sensing else None)
     except FloatingPointError as error:
         print(f'error: {error}', file=sys.stderr)
         return 1
@@ -173,10 +187,75 @@ def main(argv: List[str] = None) -> int:
         print(f'warning: ... and {len(trajectory.notes) - MAX_NOTES} more clamped values',
               file=sys.stderr)
     write_trajectory(args.output, trajectory)
+    if sensing:
+        sensing.write(args.measurements)
     if args.plot:
         from .plotting import plot_run
         plot_run(trajectory, config, args.plot, title=os.path.basename(args.inputs))
     return 0
+
+
+class Sensing:
+    """A sensor suite measuring a replay on its rows' grid; the measurements delivered."""
+
+    def __init__(self, sensors, vehicle: Vehicle, step_ns: int, start_ns: int):
+        """Measure `vehicle` with `sensors` (steps of step_ns from start_ns)."""
+        self.sensors, self.vehicle = sensors, vehicle
+        self.step_ns, self.start_ns = step_ns, start_ns
+        self.rows: Dict[str, List[List[float]]] = {}
+
+    def on_row(self, k: int) -> None:
+        """Measure at the start of row k, and keep what is delivered then."""
+        self.sensors.measure(k, self.vehicle)
+        for m in self.sensors.delivered(k):
+            values = [float(v) for q in QUANTITIES[m.channel] for v in m.values[q]]
+            variances = [m.variances[q] for q in QUANTITIES[m.channel]]
+            extra = list(self.sensors.geodetic(m)) if m.channel == 'gnss' else []
+            self.rows.setdefault(m.channel, []).append(
+                [(self.start_ns + m.stamp_ns) / 1e9, (self.start_ns + k * self.step_ns) / 1e9]
+                + values + variances + extra)
+
+    def write(self, folder: str) -> None:
+        """Write <folder>/<channel>.csv for every channel measured."""
+        os.makedirs(folder, exist_ok=True)
+        for channel, rows in self.rows.items():
+            with open(os.path.join(folder, f'{channel}.csv'), 'w', newline='',
+                      encoding='utf-8') as stream:
+                writer = csv.writer(stream)
+                writer.writerow(measurement_columns(channel))
+                writer.writerows([[repr(v) for v in row] for row in rows])
+
+
+def measurement_columns(channel: str) -> List[str]:
+    """Return the column names of a channel's measurements CSV."""
+    names = []
+    for quantity in QUANTITIES[channel]:
+        parts = WHEELS if channel == 'wheel_speeds' else COMPONENTS[quantity]
+        names += [f'{quantity}_{p}' if p else quantity for p in parts]
+    names += [f'variance_{q}' for q in QUANTITIES[channel]]
+    return ['t', 'delivered_t'] + names + (
+        ['latitude', 'longitude', 'altitude'] if channel == 'gnss' else [])
+
+
+def _sensing(args, inputs: InputTable, vehicle: Vehicle):
+    """Return the Sensing of --sensors (None without); ValueError for what does not fit."""
+    if not args.sensors:
+        if args.measurements:
+            raise ValueError('--measurements needs --sensors PROFILE')
+        return None
+    if not args.measurements:
+        raise ValueError('--sensors needs --measurements DIR (where to write them)')
+    steps = inputs.step_sizes()
+    if not np.allclose(steps, steps[0], rtol=1e-9, atol=0.0):
+        raise ValueError(f'--sensors: {args.inputs} must have evenly spaced rows (the '
+                         'sensors step with them)')
+    step_ns = round(float(steps[0]) * 1e9)
+    try:
+        sensors = Sensors(load_profile(args.sensors), args.seed, step_ns, step_ns,
+                          vehicle.surface.datum)
+    except SensorError as error:
+        raise ValueError(f'--sensors: {error}') from None
+    return Sensing(sensors, vehicle, step_ns, round(float(inputs.t[0]) * 1e9))
 
 
 if __name__ == '__main__':

@@ -184,3 +184,42 @@ def test_an_actuator_delay_set_on_the_command_line_delays_the_car(tmp_path):
     first = {delay: int(np.flatnonzero(np.abs(r) > 1e-9)[0]) for delay, r in runs.items()}
     assert first['0.137'] - first[None] == 137
     assert np.allclose(runs['0.137'][137:400], runs[None][:400 - 137], rtol=0.01, atol=1e-4)
+
+
+def test_sensors_measure_a_replay_repeatably_by_seed(tmp_path):
+    inputs = tmp_path / 'in.csv'
+    rows = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
+    rows += [f'{k * 0.001!r},0.1,0,0,300,300' for k in range(1500)]
+    inputs.write_text('\n'.join(rows) + '\n')
+    out = {}
+    for run, seed in (('a', '3'), ('b', '3'), ('c', '4')):
+        result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                        str(tmp_path / f'{run}.csv'), '--initial-speed', '8', '--surface',
+                        'rally_stage', '--sensors', 'typical', '--seed', seed,
+                        '--measurements', str(tmp_path / run))
+        assert result.returncode == 0, result.stderr
+        out[run] = {f.name: f.read_text() for f in sorted((tmp_path / run).iterdir())}
+    assert sorted(out['a']) == ['gnss.csv', 'imu.csv', 'odometry.csv', 'steering.csv',
+                                'wheel_speeds.csv']
+    assert out['a'] == out['b'] and out['a']['imu.csv'] != out['c']['imu.csv']
+    header, odometry = read_output(tmp_path / 'a' / 'odometry.csv')
+    assert header[:4] == ['t', 'delivered_t', 'position_x', 'position_y']
+    assert np.allclose(np.diff(odometry[:, 0]), 0.02)                       # 50 Hz
+    assert np.allclose(odometry[:, 1] - odometry[:, 0], 0.02)               # 20 ms late
+    _, truth = read_output(tmp_path / 'a.csv')
+    error = odometry[:, 2] - np.interp(odometry[:, 0], truth[:, 0], truth[:, 1])
+    assert 0.0 < np.max(np.abs(error)) < 0.3                                # centimetres
+    for args, said in ((['--sensors', 'typical'], '--sensors needs --measurements'),
+                       (['--measurements', str(tmp_path / 'x')], 'needs --sensors'),
+                       (['--sensors', 'perfect', '--measurements', str(tmp_path / 'x')],
+                        "no sensor profile 'perfect'")):
+        bad = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
+                     str(tmp_path / 'x.csv'), *args)
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
+    uneven = tmp_path / 'uneven.csv'
+    uneven.write_text('t,steer,torque_fl,torque_fr,torque_rl,torque_rr\n0,0,0,0,0,0\n'
+                      '0.01,0,0,0,0,0\n0.03,0,0,0,0,0\n')
+    bad = replay('--vehicle', 'volvo_v40', '--inputs', str(uneven), '--output',
+                 str(tmp_path / 'x.csv'), '--sensors', 'typical', '--measurements',
+                 str(tmp_path / 'x'))
+    assert bad.returncode == 2 and 'evenly spaced rows' in bad.stderr

@@ -106,7 +106,8 @@ def test_replay_console_script_runs_without_ros(installed, tmp_path):
     result = subprocess.run(
         [os.path.join(PLAIN, 'bin', 'rally_sim_replay'), '--vehicle', 'rwd_gravel',
          '--surface', 'gravel', '--inputs', str(inputs), '--output', str(output),
-         '--initial-speed', '5'],
+         '--initial-speed', '5', '--sensors', 'rough', '--seed', '7', '--measurements',
+         str(tmp_path / 'sensed')],
         capture_output=True, text=True, timeout=900, env=scrubbed_environment(installed),
         cwd=str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
@@ -114,6 +115,9 @@ def test_replay_console_script_runs_without_ros(installed, tmp_path):
         rows = list(csv.DictReader(stream))
     assert len(rows) == 101 and float(rows[-1]['t']) == pytest.approx(1.0)
     assert float(rows[-1]['vx']) > 5.0             # driven on
+    with open(tmp_path / 'sensed' / 'odometry.csv', newline='', encoding='utf-8') as stream:
+        measured = list(csv.DictReader(stream))      # the shipped profile, as package data
+    assert len(measured) >= 15 and float(measured[0]['delivered_t']) == pytest.approx(0.1)
 
 
 def test_the_ros_node_says_it_needs_ros_when_there_is_none(installed):

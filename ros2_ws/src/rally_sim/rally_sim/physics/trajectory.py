@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 import math
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -73,18 +73,40 @@ class Trajectory:
     notes: List[str]
 
 
-def simulate(vehicle: Vehicle, inputs: InputTable) -> Trajectory:
-    """Run the table's inputs from the vehicle's current state, in one compiled loop."""
+def _run_rows(vehicle: Vehicle, inputs: InputTable, rows: slice):
+    """Run rows of the table; return the states, tyre states and (row, note) clamp notes."""
+    n = len(inputs.t[rows])
+    if inputs.driver:
+        return vehicle.run_driver(
+            inputs.steer[rows], np.zeros(n), inputs.throttle[rows], inputs.pedal[rows],
+            inputs.handbrake[rows], inputs.gear[rows], inputs.step_sizes()[rows])
+    return vehicle.run(inputs.steer[rows], np.zeros(n), inputs.drive[rows], inputs.brake[rows],
+                       inputs.handbrake[rows], inputs.step_sizes()[rows])
+
+
+def simulate(vehicle: Vehicle, inputs: InputTable,
+             on_row: Optional[Callable[[int], None]] = None) -> Trajectory:
+    """
+    Run the table's inputs from the vehicle's current state, in one compiled loop.
+
+    on_row(k), if given, is called before each row k and after the last
+    (k = number of rows), the rows then run one by one (a sensor's turn).
+    """
     n = len(inputs.t)
     initial = vehicle.state.copy()
     initial_diag = vehicle.diag.copy()
-    if inputs.driver:
-        states, diags, notes = vehicle.run_driver(
-            inputs.steer, np.zeros(n), inputs.throttle, inputs.pedal, inputs.handbrake,
-            inputs.gear, inputs.step_sizes())
+    if on_row is None:
+        states, diags, notes = _run_rows(vehicle, inputs, slice(None))
     else:
-        states, diags, notes = vehicle.run(inputs.steer, np.zeros(n), inputs.drive,
-                                           inputs.brake, inputs.handbrake, inputs.step_sizes())
+        parts, notes = [], []
+        for k in range(n):
+            on_row(k)
+            part = _run_rows(vehicle, inputs, slice(k, k + 1))
+            parts.append(part[:2])
+            notes += [(k, text) for _, text in part[2]]
+        on_row(n)
+        states = np.concatenate([p[0] for p in parts])
+        diags = np.concatenate([p[1] for p in parts])
     states = np.vstack([initial[None, :], states])
     diags = np.concatenate([initial_diag[None], diags])
     times = np.append(inputs.t, inputs.t[-1] + inputs.step_sizes()[-1])

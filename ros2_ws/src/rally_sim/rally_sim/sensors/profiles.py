@@ -39,6 +39,11 @@ QUANTITIES = {
     'gnss': {'horizontal': ('east, north [m]', 2), 'vertical': ('altitude [m]', 1)},
 }
 """Each channel's quantities: their meaning and number of components."""
+COMPONENTS = {'position': ('x', 'y'), 'velocity': ('x', 'y'), 'yaw': ('',), 'yaw_rate': ('',),
+              'orientation': ('roll', 'pitch', 'yaw'), 'gyro': ('x', 'y', 'z'),
+              'accelerometer': ('x', 'y', 'z'), 'angle': ('',),
+              'horizontal': ('east', 'north'), 'vertical': ('',)}
+"""Names of each quantity's components (wheel encoder angles: by wheel, fl, fr, rl, rr)."""
 CHANNELS = tuple(QUANTITIES)
 RANGES = {'rate_hz': (0.0, 10000.0), 'delay_s': (0.0, 1.0),
           'dropout_probability': (0.0, 0.999),
