@@ -166,11 +166,17 @@ def test_driver_replay_bad_inputs_are_named(tmp_path):
     assert not os.path.exists(output)
 
 
+def millisecond_inputs(path, rows, steer, rear_torque):
+    """Write inputs of 1 ms rows: steer(k) [rad] and a rear drive torque per wheel [N m]."""
+    lines = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
+    lines += [f'{k * 0.001!r},{steer(k)},0,0,{rear_torque},{rear_torque}' for k in range(rows)]
+    path.write_text('\n'.join(lines) + '\n')
+    return path
+
+
 def test_an_actuator_delay_set_on_the_command_line_delays_the_car(tmp_path):
-    inputs = tmp_path / 'in.csv'
-    rows = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
-    rows += [f'{k * 0.001!r},{0.1 if k >= 100 else 0.0},0,0,0,0' for k in range(600)]
-    inputs.write_text('\n'.join(rows) + '\n')
+    inputs = millisecond_inputs(tmp_path / 'in.csv', 600, lambda k: 0.1 if k >= 100 else 0.0,
+                                0)
     runs = {}
     for delay in (None, '0.137'):
         output = tmp_path / f'out_{delay}.csv'
@@ -187,10 +193,7 @@ def test_an_actuator_delay_set_on_the_command_line_delays_the_car(tmp_path):
 
 
 def test_sensors_measure_a_replay_repeatably_by_seed(tmp_path):
-    inputs = tmp_path / 'in.csv'
-    rows = ['t,steer,torque_fl,torque_fr,torque_rl,torque_rr']
-    rows += [f'{k * 0.001!r},0.1,0,0,300,300' for k in range(1500)]
-    inputs.write_text('\n'.join(rows) + '\n')
+    inputs = millisecond_inputs(tmp_path / 'in.csv', 1500, lambda k: 0.1, 300)
     out = {}
     for run, seed in (('a', '3'), ('b', '3'), ('c', '4')):
         result = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',

@@ -128,6 +128,8 @@ class Outputs:
             publisher = self.sensor_publishers[m.channel]
             if m.channel == 'odometry':
                 odometry = self.last_odometry_ns = m.stamp_ns
+                if m.exact and not self._wanted(publisher):
+                    continue        # the truth, again whenever published: nothing to keep
                 self.last_odometry = self.measured.odometry(m)
                 publisher.publish(self.last_odometry)
                 if self.pose_from_odometry:

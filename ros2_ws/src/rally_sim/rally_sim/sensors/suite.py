@@ -202,13 +202,6 @@ class Sensors:
             channel.queue.clear()
             channel._wheels = None
 
-    def restart_at(self, step: int) -> None:
-        """Schedule every channel's next sample at `step` (after a reset of time)."""
-        for channel in self.channels.values():
-            channel.next_step = step
-            channel.samples = 0
-            channel.last_ns = None
-
     def state_every(self, publish_every: int) -> int:
         """Return the steps between two odometry measurements (with the outputs: theirs)."""
         channel = self.channels.get('odometry')
