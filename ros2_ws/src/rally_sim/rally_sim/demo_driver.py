@@ -2,7 +2,8 @@
 The demo behind `./rally run`: the simulator node and a built-in driver.
 
     python -m rally_sim.demo [--driver path|drift|manoeuvre] [--duration S] [--vehicle NAME]
-        [--surface S] [--real-time-factor F] [--output DIR] [--record BAG_DIR]
+        [--surface S] [--real-time-factor F] [--sensors PROFILE] [--seed N|random]
+        [--output DIR] [--record BAG_DIR]
 
 Starts the simulator node (its own process, real-time pacing, owning /clock;
 synchronous with the example controller, when one drives) and a driver: by
@@ -21,6 +22,7 @@ import argparse
 import datetime
 import math
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -49,6 +51,7 @@ from .processes import start_logged, stop_all
 from .recording import BagRecorder
 from .replay import write_trajectory
 from .resources import config_file, surface_from, vehicle_path
+from .sensors import load_profile
 from .stages import read_path
 
 # Each phase: (length [s], steer [rad], rear drive torque [N m per wheel],
@@ -110,7 +113,7 @@ class DemoDriver(Node):
         self.odom = {}
         self.slip = {}
         self.drivetrain = {}      # a car with a drivetrain only
-        self.create_subscription(Odometry, 'odom', self._on_odom, 1000)
+        self.create_subscription(Odometry, 'ground_truth/odom', self._on_odom, 1000)  # run.csv
         self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 1000)
         self.create_subscription(DrivetrainState, 'drivetrain_state', self._on_drivetrain, 1000)
         if drive:
@@ -210,6 +213,11 @@ def parse_args(argv):
                         help='simulated seconds per wall second (default 1; the simulator '
                              'waits for its controller, so any factor the machine keeps up '
                              'with gives the same run)')
+    parser.add_argument('--sensors', default='ideal',
+                        help='sensor profile the controller sees: ideal (default), typical, '
+                             'rough or a file; run.csv is the ground truth')
+    parser.add_argument('--seed', default='0',
+                        help='seed of the sensor errors (default 0; random: drawn, printed)')
     parser.add_argument('--output', default='out', help='folder for the results (default out)')
     parser.add_argument('--record', metavar='DIR',
                         help='also record every topic into a rosbag2 bag (MCAP) in DIR')
@@ -227,8 +235,14 @@ def parse_args(argv):
     try:
         vehicle_path(args.vehicle)
         surface_from(args.surface)
-    except ValueError as error:     # a vehicle or surface that does not exist: what does
+        load_profile(args.sensors)
+    except ValueError as error:     # a vehicle, surface or profile that does not exist
         parser.error(str(error))
+    if args.seed == 'random':
+        args.seed = secrets.randbelow(2 ** 31)
+    elif not (args.seed.isdigit() and int(args.seed) < 2 ** 31):
+        parser.error(f'--seed {args.seed}: an integer in [0, {2 ** 31 - 1}] or random')
+    args.seed = int(args.seed)
     return args
 
 
@@ -245,7 +259,8 @@ def processes_for(args, folder: str) -> List[subprocess.Popen]:
     # Simulated time starts once this process's node (the recorder of run.csv and the
     # bag) is matched: both start at t = 0.
     params = {'vehicle': args.vehicle, 'surface': args.surface,
-              'real_time_factor': args.real_time_factor,
+              'real_time_factor': args.real_time_factor, 'sensors': args.sensors,
+              'seed': args.seed,
               'sync_observers': f'[{DRIVER_NODE}]'}
     simulator_log = os.path.join(folder, 'simulator.log')
     if args.driver == 'manoeuvre':
@@ -281,11 +296,14 @@ def main(argv=None, stop: StopRequest = None) -> int:
     processes = processes_for(args, folder)
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     driver = DemoDriver(drive=args.driver == 'manoeuvre')
-    recorder = BagRecorder(driver, args.record, RECORDED_TOPICS) if args.record else None
+    recorder = BagRecorder(driver, args.record, RECORDED_TOPICS, {
+        'rally_sim.seed': str(args.seed), 'rally_sim.sensors': args.sensors}) if args.record \
+        else None
     interactive = sys.stdout.isatty()
     what = DRIVERS[args.driver]['what']
     print(f'rally_sim demo: {config["name"]} on {args.surface} driven by {what}, '
-          f'{args.duration:g} s of simulated time; Ctrl-C stops; results in {folder}')
+          f'{args.duration:g} s of simulated time, sensors {args.sensors}, seed {args.seed}; '
+          f'Ctrl-C stops; results in {folder}')
     last_print = 0.0
     return_code = 0
     try:

@@ -1,19 +1,25 @@
 """
-The rally_sim ROS 2 node: commands in, odometry, TF and per-wheel slip out.
+The rally_sim ROS 2 node: commands in, sensors, ground truth, TF and per-wheel slip out.
 
 Physics advances in exact steps of dt = 1 / physics_rate_hz; simulated time
 is steps x dt (integer nanoseconds), whatever the wall clock does. Pacing
 only decides when steps are taken: in real time (scaled by real_time_factor,
 catching up missed steps), as fast as possible, or on the `step` service.
-Everything published is stamped with simulated time, and /clock carries it.
+Everything published is stamped with simulated time, and /clock carries it;
+the sensors' measurements with the time they were measured (sensors/).
 
-Command stamps are not used for scheduling: a command takes effect at the
-next physics step after it is received (in lockstep: before the next `step`
-call is served), whatever its header stamp says. In synchronous mode
-(sync_controllers) the listed controllers' commands are answers: the state
-at t is published, and the simulator advances only when each listed
-controller has answered it with commands stamped t (see sync.py).
-"""
+Command stamps are not used for scheduling: a command arrives at the next
+physics step after it is received (in lockstep: before the next `step` call
+is served), whatever its header stamp says, and takes effect as the
+vehicle's actuators let it (physics/actuation.py). In synchronous mode
+(sync_controllers) the listed controllers' commands are answers: each
+odometry message is published, and the simulator advances only when each
+listed controller has answered it with commands stamped as it is (see
+synchronous.py).
+
+The concerns live in their own modules, composed here: pacing.py,
+commands.py (command intake, watchdog, speed controller), outputs.py (the
+truth and the measurements), synchronous.py, start.py (observers)."""
 
 import functools
 import inspect
