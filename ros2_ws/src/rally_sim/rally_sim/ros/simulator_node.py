@@ -19,7 +19,8 @@ synchronous.py).
 
 The concerns live in their own modules, composed here: pacing.py,
 commands.py (command intake, watchdog, speed controller), outputs.py (the
-truth and the measurements), synchronous.py, start.py (observers)."""
+truth and the measurements), synchronous.py, start.py (observers).
+"""
 
 import functools
 import inspect
