@@ -18,6 +18,13 @@ BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
 
 
+PATH_FOLLOW_BEFORE_SENSORS = {
+    'cross_track_rms_m': 0.31849104599098116, 'cross_track_max_m': 1.4797319518105603,
+    'heading_error_rms_rad': 0.1068448909616079, 'completion_time_s': 47.94,
+    'off_road_time_s': 0.0, 'mean_speed_m_s': 7.255155200448105}
+"""path_follow's metrics at 160689d, before sensor profiles and actuators (issue 24)."""
+
+
 def run_scenario(scenario, output, *extra, tag=''):
     result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(scenario),
                              '--output', str(output), *extra],
@@ -43,6 +50,8 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     custom = metadata['rosbag2_bagfile_information']['custom_data']
     assert custom['rally_sim.seed'] == str(report['seed']) == '0'
     assert custom['rally_sim.sensors'] == report['sensors']
+    if name == 'path_follow':   # ideal sensors, no actuators: the run of before, bit for bit
+        assert report['metrics'] == PATH_FOLLOW_BEFORE_SENSORS
     if name.endswith('_typical'):
         assert report['sensors'] == 'typical' and report['actuation']['steer']['delay_s'] > 0
         assert {'/gnss/fix', '/wheel_encoders', '/steering_angle'} <= set(decoded)
