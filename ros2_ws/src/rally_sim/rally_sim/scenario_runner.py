@@ -104,13 +104,13 @@ def load_scenario(name: str) -> Dict[str, Any]:
     for key, kind in kinds.items():
         if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
-    _check_sensors(spec, path)
     if spec['stage'] not in STAGES:
         raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
     try:
         vehicle_path(spec['vehicle'])
     except ConfigError as error:
         raise ScenarioError(f"{path}: key 'vehicle': {error}") from None
+    _check_sensors(spec, path)
     if spec['command_mode'] not in MODE_OUTPUTS:
         raise ScenarioError(f"{path}: key 'command_mode' must be one of "
                             f'{", ".join(MODE_OUTPUTS)}')

@@ -16,9 +16,11 @@ EXPECTED = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
             '/markers': 'visualization_msgs/msg/MarkerArray', '/clock': 'rosgraph_msgs/msg/Clock',
             '/ackermann_cmd': 'ackermann_msgs/msg/AckermannDriveStamped',
             '/wheel_torque_cmd': 'rally_sim_msgs/msg/WheelTorqueCommand',
-            '/drivetrain_state': 'rally_sim_msgs/msg/DrivetrainState'}
+            '/drivetrain_state': 'rally_sim_msgs/msg/DrivetrainState',
+            '/ground_truth/odom': 'nav_msgs/msg/Odometry'}
 """What the manoeuvre demo's bag holds (rwd_gravel has a drivetrain; torque mode: nobody
-publishes driver_cmd, so the bag has no such topic)."""
+publishes driver_cmd, so the bag has no such topic; sensors ideal: no encoders, steering
+feedback or GNSS)."""
 
 
 def test_full_definition_carries_every_type_used():
