@@ -173,3 +173,14 @@ def test_seed_random_is_drawn_reported_and_printed(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert isinstance(report['seed'], int)
     assert f"seed {report['seed']} (drawn: seed random)" in result.stdout
+
+
+def test_exact_odometry_on_its_own_schedule_gives_the_ideal_run(tmp_path):
+    """A profile whose odometry is exact at the control rate: the same run as ideal sensors."""
+    profile = tmp_path / 'scheduled.yaml'
+    profile.write_text('odometry: {rate_hz: 50.0}\nimu: {rate_hz: 100.0, delay_s: 0.005}\n')
+    ideal, report_ideal = run_scenario(short_scenario(tmp_path, 'ideal'), tmp_path / 'a')
+    own, report_own = run_scenario(short_scenario(tmp_path, 'own', sensors=str(profile)),
+                                   tmp_path / 'b')
+    assert ideal.returncode == 0 and own.returncode == 0, ideal.stderr + own.stderr
+    assert report_own['metrics'] == report_ideal['metrics']

@@ -40,15 +40,6 @@ class DelayCompensator:
         while len(self._sent) > 1 and self._sent[1][0] <= stamp_s - self.delay_s - 1.0:
             self._sent.popleft()
 
-    def _steer_at(self, stamp_s: float) -> float:
-        """Return the steer command answering the latest state at or before stamp_s (0: none)."""
-        steer = 0.0
-        for stamp, value in self._sent:
-            if stamp > stamp_s + 1e-9:
-                break
-            steer = value
-        return steer
-
     def predict(self, stamp_s: float, x: float, y: float, yaw: float, speed_m_s: float
                 ) -> Tuple[float, float, float]:
         """Return the CG pose (x, y, yaw) delay_s after the state measured at stamp_s."""
@@ -56,8 +47,13 @@ class DelayCompensator:
         if steps == 0:
             return x, y, yaw
         h = self.delay_s / steps
+        sent, index, steer = list(self._sent), 0, 0.0
         for k in range(steps):
-            steer = self._steer_at(stamp_s - self.delay_s + k * h)
+            # the command answering the latest state at or before this instant (0: none)
+            acting = stamp_s - self.delay_s + k * h + 1e-9
+            while index < len(sent) and sent[index][0] <= acting:
+                steer = sent[index][1]
+                index += 1
             slip = math.atan(self.rear_share * math.tan(steer))
             x += h * speed_m_s * math.cos(yaw + slip)
             y += h * speed_m_s * math.sin(yaw + slip)

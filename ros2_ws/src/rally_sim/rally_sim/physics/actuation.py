@@ -162,6 +162,31 @@ class Actuation:
             lag_and_limit(rows, self._lag_columns, decay, max_change, self._output)
         return rows
 
+    def stretches(self, time_s: float, dt: float, steps: int) -> List[Tuple[int, np.ndarray]]:
+        """
+        Return (first step, row) of each stretch of one command in `steps` steps of dt.
+
+        For actuators without lag or rate limit (not `lagged`): the command
+        changes only when a delayed one falls due, so the steps between run
+        as one (Vehicle: one kernel call each). Takes the commands that fall
+        due off their queues, as rows() does.
+        """
+        falling = []
+        for order, name in enumerate(CHANNELS):
+            for due, values in self._queues[name]:
+                k = max(0, math.ceil((due - time_s) / dt - DUE_TOLERANCE))
+                if k >= steps:
+                    break
+                falling.append((k, order, name, values))
+        stretches = [(0, self._target.copy())]
+        for k, _, name, _ in sorted(falling, key=lambda item: item[:2]):
+            self._take(name, self._queues[name].popleft()[1])
+            if stretches[-1][0] == k:
+                stretches[-1] = (k, self._target.copy())
+            else:
+                stretches.append((k, self._target.copy()))
+        return stretches
+
     def settle(self, row: np.ndarray) -> None:
         """Set the lags' state to `row`'s (the last step taken, when a run stopped early)."""
         self._output[:] = row[self._lag_columns]

@@ -313,6 +313,9 @@ class Vehicle:
 
     def _act(self, steps: int, dt: float) -> None:
         """advance() through the actuators: each step's command as they give it."""
+        if not self.actuation.lagged:
+            self._act_in_stretches(steps, dt)
+            return
         rows = self.actuation.rows(self.time_s, dt, steps)
         own = rows[:, C_BRAKE:C_BRAKE + 4].copy()
         self._merged(rows)
@@ -332,6 +335,22 @@ class Vehicle:
             self.actuation.settle(last)
             self._non_finite()
         self._refresh_outputs()
+
+    def _act_in_stretches(self, steps: int, dt: float) -> None:
+        """_act() when commands change only as delayed ones fall due: a kernel call each."""
+        stretches = self.actuation.stretches(self.time_s, dt, steps)
+        ends = [k for k, _ in stretches[1:]] + [steps]
+        w = self.work
+        for (first, row), end in zip(stretches, ends):
+            self.command[:] = self._merged(row[None].copy())[0]
+            done = advance(self.state, self.command, dt, end - first, self.substeps_for(dt),
+                           self.method, self.flat_params, self.tyre_mu, self._grid,
+                           self._grid_meta, w.vectors, w.wheel, w.matrices, w.ints,
+                           self.outputs)
+            self.step_count += done
+            self.time_s += done * dt
+            if done < end - first:
+                self._non_finite()
 
     def run(self, steer, steer_rate, drive, brake, handbrake, dts):
         """

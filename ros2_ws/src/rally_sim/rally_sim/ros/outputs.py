@@ -88,6 +88,7 @@ class Outputs:
         self._subscribed: Dict[object, bool] = {}
         self.last_odometry: Optional[bytes] = None
         self.last_odometry_ns = 0
+        self.clock_ns = -1
 
     def publishers(self) -> list:
         """Return every publisher of the state (and /clock), as the start gate checks them."""
@@ -114,8 +115,7 @@ class Outputs:
 
         Returns the stamp of the odometry published, if any.
         """
-        if self.clock is not None and self._wanted(self.clock):
-            self.clock.publish(self.messages.clock(now_ns))
+        self.clock_at(now_ns)
         for publisher, make, marker in self.outputs:
             if self._wanted(publisher) and (markers or not marker):
                 publisher.publish(make(now_ns))
@@ -128,11 +128,11 @@ class Outputs:
             publisher = self.sensor_publishers[m.channel]
             if m.channel == 'odometry':
                 odometry = self.last_odometry_ns = m.stamp_ns
-                if m.exact and not self._wanted(publisher):
+                if 'odometry' in self.sensors.with_outputs and not self._wanted(publisher):
                     continue        # the truth, again whenever published: nothing to keep
                 self.last_odometry = self.measured.odometry(m)
                 publisher.publish(self.last_odometry)
-                if self.pose_from_odometry:
+                if self.pose_from_odometry and self._wanted(self.tf):
                     self.tf.publish(self.measured.pose_transform(m))
             elif self._wanted(publisher):
                 publisher.publish(self._message(m))
@@ -155,7 +155,8 @@ class Outputs:
         return self.measured.gnss(m, *self.sensors.geodetic(m))
 
     def clock_at(self, now_ns: int) -> None:
-        """Publish /clock at now_ns (before measurements delivered between publishing instants)."""
+        """Publish /clock at now_ns (also before a measurement stamped after the last one)."""
+        self.clock_ns = now_ns
         if self.clock is not None and self._wanted(self.clock):
             self.clock.publish(self.messages.clock(now_ns))
 

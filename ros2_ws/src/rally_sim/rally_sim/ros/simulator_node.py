@@ -374,8 +374,8 @@ class SimulatorNode(Node):
         if publish:
             self._published_at = self.sim_steps
             odometry = self.outputs.publish(now_ns, markers)
-        elif delivered:
-            self.outputs.clock_at(now_ns)
+        elif any(m.stamp_ns > self.outputs.clock_ns for m in delivered):
+            self.outputs.clock_at(now_ns)       # no message stamped after the last /clock
         measured = self.outputs.publish_measurements(delivered)
         odometry = measured if measured is not None else odometry
         if odometry is not None and self.sync is not None:

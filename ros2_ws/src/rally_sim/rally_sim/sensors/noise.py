@@ -14,9 +14,9 @@ At sample k, Delta seconds after sample k - 1, a quantity of n components reads
   autocorrelation at lag T is 1/e;
 - quantise: to the nearest multiple of `quantisation` (0: none).
 
-Each quantity draws from its own generator, the same number of draws at every
-sample whatever the others do, so its errors depend on the seed and its own
-sample times only.
+The caller draws the standard normals (a channel draws all its quantities'
+at once, from its own generator: see suite.Channel); a quantity takes two
+per component at every sample.
 """
 
 from dataclasses import dataclass
@@ -44,39 +44,47 @@ class NoiseSpec:
 
 
 class Noise:
-    """The running error of one quantity of n components, from one generator."""
+    """The running error of one quantity of n components."""
 
-    def __init__(self, spec: NoiseSpec, components: int, rng: np.random.Generator):
-        """Draw the bias now; the first sample starts the walk and the Gauss-Markov noise."""
+    def __init__(self, spec: NoiseSpec, bias_normals: np.ndarray):
+        """Set the bias from n standard normals; the first sample starts walk and noise."""
         self.spec = spec
-        self.rng = rng
-        self.bias = spec.bias_stddev * rng.standard_normal(components)
-        self.walk = np.zeros(components)
+        self.components = len(bias_normals)
+        self.bias = (spec.bias_stddev * bias_normals).tolist()
+        self.walk = [0.0] * self.components
         self.coloured = None        # Gauss-Markov state, drawn stationary at the first sample
         self.elapsed_s = 0.0
 
-    def sample(self, truth: np.ndarray, interval_s: float) -> np.ndarray:
-        """Return the measurement of `truth`, interval_s after the previous sample."""
+    def sample(self, truth: np.ndarray, interval_s: float, draws: np.ndarray) -> np.ndarray:
+        """
+        Return the measurement of `truth`, interval_s after the previous sample.
+
+        draws: (2, n) standard normals, for the walk and the noise (unused
+        when the quantity is exact). In plain floats: a quantity has 1 to 4
+        components, where numpy's per-call cost would dominate.
+        """
         s = self.spec
         if s.exact:
             return truth
-        draws = self.rng.standard_normal((2, len(truth)))
         self.elapsed_s += interval_s
-        self.walk = self.walk + s.random_walk * math.sqrt(interval_s) * draws[0]
+        step = s.random_walk * math.sqrt(interval_s)
+        walk_draws, noise_draws = draws.tolist()
+        self.walk = [w + step * d for w, d in zip(self.walk, walk_draws)]
         if s.correlation_time_s > 0.0:
             if self.coloured is None:
-                self.coloured = s.stddev * draws[1]
+                self.coloured = [s.stddev * d for d in noise_draws]
             else:
                 phi = math.exp(-interval_s / s.correlation_time_s)
-                self.coloured = phi * self.coloured + s.stddev * math.sqrt(1.0 - phi * phi) \
-                    * draws[1]
+                gain = s.stddev * math.sqrt(1.0 - phi * phi)
+                self.coloured = [phi * c + gain * d for c, d in zip(self.coloured, noise_draws)]
             error = self.coloured
         else:
-            error = s.stddev * draws[1]
-        value = truth + self.bias + self.walk + error
+            error = [s.stddev * d for d in noise_draws]
+        value = [t + b + w + e for t, b, w, e in zip(truth.tolist(), self.bias, self.walk, error)]
         if s.quantisation > 0.0:
-            value = s.quantisation * np.round(value / s.quantisation)
-        return value
+            q = s.quantisation
+            value = [q * round(v / q) for v in value]
+        return np.array(value)
 
     def variance(self) -> float:
         """Return the variance of the error now: what a message's covariance states."""

@@ -9,10 +9,11 @@ nothing stale or made up stands in for it). The caller asks next_event()
 which step it must stop at, calls measure() there, and publishes what
 delivered() returns.
 
-One seed: each quantity of each channel draws from its own generator
-(numpy SeedSequence(seed, spawn_key=(channel, quantity))), and the channel's
-dropouts from another, so a channel's errors depend on the seed and its own
-settings only, not on which other channels run or at what rates.
+One seed: each channel draws from generators of its own (numpy
+SeedSequence(seed, spawn_key=(channel, stream)): its biases, its samples'
+errors, its dropouts), a fixed number of draws per sample, so a channel's
+errors depend on the seed and its own settings only, not on which other
+channels run or at what rates.
 """
 
 from collections import deque
@@ -27,8 +28,8 @@ from .noise import Noise
 from .profiles import CHANNELS, ChannelSpec, Profile, QUANTITIES, SensorError
 from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
 
-DROPOUT_STREAM = 100
-"""The spawn_key's second entry for a channel's dropout draws (quantities: 0, 1, ...)."""
+BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM = 0, 1, 2
+"""The spawn_key's second entry for a channel's biases, samples' errors and dropouts."""
 MAX_SEED = 2 ** 63 - 1
 
 
@@ -80,12 +81,15 @@ class Channel:
         self.step_ns = step_ns
         self.period_ns = period_ns
         self.delay_ns = round(spec.delay_s * 1e9)
-        self.noise = {q: Noise(spec.noise[q], QUANTITIES[spec.name][q][1],
-                               np.random.default_rng(np.random.SeedSequence(
-                                   seed, spawn_key=(index, k))))
-                      for k, q in enumerate(QUANTITIES[spec.name])}
-        self.dropouts = np.random.default_rng(np.random.SeedSequence(
-            seed, spawn_key=(index, DROPOUT_STREAM)))
+
+        def stream(kind: int) -> np.random.Generator:
+            return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, kind)))
+        biases, self.errors, self.dropouts = (stream(k) for k in (
+            BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM))
+        self.noise = {q: Noise(spec.noise[q], biases.standard_normal(n))
+                      for q, (_, n) in QUANTITIES[spec.name].items()}
+        self.noisy = [(q, n) for q, n in self.noise.items() if not n.spec.exact]
+        self.draws = sum(n.components for _, n in self.noisy)
         self.samples = 0
         self.next_step = 0
         self.last_ns: Optional[int] = None
@@ -101,8 +105,14 @@ class Channel:
         self.next_step = -(-(self.samples * self.period_ns) // self.step_ns)   # ceil
         if self.spec.name == 'wheel_speeds':
             values = {'angle': self._unwrapped(values['angle'], omega, interval_s)}
-        measured = {q: self.noise[q].sample(v, interval_s) if q in self.noise else v
-                    for q, v in values.items()}
+        measured = dict(values)
+        if self.draws:
+            draws = self.errors.standard_normal((2, self.draws))
+            first = 0
+            for q, noise in self.noisy:
+                last = first + noise.components
+                measured[q] = noise.sample(values[q], interval_s, draws[:, first:last])
+                first = last
         dropped = self.dropouts.random() < self.spec.dropout_probability
         if dropped:
             return
@@ -152,6 +162,7 @@ class Sensors:
         physics_hz = 1e9 / step_ns
         self.channels: Dict[str, Channel] = {}
         self.with_outputs: List[str] = []
+        self._next_event = False        # cached next_event(); False: to be found again
         for index, name in enumerate(CHANNELS):
             spec = profile.channels.get(name)
             if spec is None:
@@ -169,17 +180,23 @@ class Sensors:
 
     def next_event(self) -> Optional[int]:
         """Return the next step at which a channel measures or delivers (None: no channel)."""
-        steps = [c.next_step for c in self.channels.values()]
-        steps += [s for s in (c.next_due_step() for c in self.channels.values())
-                  if s is not None]
-        return min(steps) if steps else None
+        if self._next_event is False:
+            steps = [c.next_step for c in self.channels.values()]
+            steps += [s for s in (c.next_due_step() for c in self.channels.values())
+                      if s is not None]
+            self._next_event = min(steps) if steps else None
+        return self._next_event
 
     def measure(self, step: int, vehicle) -> None:
         """Measure every channel whose sample falls at or before `step` (called at it)."""
+        if self._next_event is not False and self._next_event is not None \
+                and step < self._next_event:
+            return          # nothing falls due before the next event
         omega = vehicle.state[OMEGA:OMEGA + 4]
         for name, channel in self.channels.items():
             if channel.next_step <= step:
                 channel.measure(step, truth(name, vehicle), omega)
+                self._next_event = False
 
     def measure_now(self, now_ns: int, vehicle) -> List[Measurement]:
         """Return the channels measured with the outputs (with_outputs): the truth, now."""
@@ -194,6 +211,8 @@ class Sensors:
         for channel in self.channels.values():
             while channel.queue and channel.queue[0][0] <= now_ns:
                 out.append(channel.queue.popleft()[1])
+        if out:
+            self._next_event = False
         return out
 
     def reset(self) -> None:
@@ -201,6 +220,7 @@ class Sensors:
         for channel in self.channels.values():
             channel.queue.clear()
             channel._wheels = None
+        self._next_event = False
 
     def state_every(self, publish_every: int) -> int:
         """Return the steps between two odometry measurements (with the outputs: theirs)."""

@@ -15,17 +15,30 @@ def rng(stream=0):
     return np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(stream,)))
 
 
+def noise_of(spec, components, generator):
+    """Return a Noise with its bias drawn from `generator`."""
+    return Noise(spec, generator.standard_normal(components))
+
+
+def sample(noise, generator, truth, interval_s):
+    """Return one measurement, its normals drawn from `generator`."""
+    return noise.sample(truth, interval_s, generator.standard_normal((2, len(truth))))
+
+
 def series(spec, components, samples, interval_s, truth=0.0):
     """Return (samples, components) measurements of a constant truth."""
-    noise = Noise(spec, components, rng())
+    generator = rng()
+    noise = noise_of(spec, components, generator)
     value = np.full(components, truth)
-    return np.array([noise.sample(value, interval_s) for _ in range(samples)]), noise
+    return np.array([sample(noise, generator, value, interval_s)
+                     for _ in range(samples)]), noise
 
 
 def test_exact_quantity_returns_the_truth_itself():
-    noise = Noise(NoiseSpec(), 3, rng())
+    generator = rng()
+    noise = noise_of(NoiseSpec(), 3, generator)
     truth = np.array([-0.0, 1.5, np.pi])
-    assert noise.sample(truth, 0.01) is truth
+    assert sample(noise, generator, truth, 0.01) is truth
     assert noise.variance() == 0.0
 
 
@@ -45,7 +58,7 @@ def test_white_noise_standard_deviation_within_its_confidence_bound():
 def test_constant_bias_is_drawn_once_per_run():
     values, noise = series(NoiseSpec(bias_stddev=0.5), 2000, 3, 0.01)
     assert np.array_equal(values[0], values[2])                 # constant in a run
-    spread = noise.bias.std(ddof=1)                             # across 2000 runs
+    spread = np.std(noise.bias, ddof=1)                         # across 2000 runs
     assert abs(spread / 0.5 - 1.0) < 4.0 / math.sqrt(2.0 * 1999)
 
 
@@ -74,9 +87,10 @@ def test_gauss_markov_autocorrelation_at_one_correlation_time_is_one_over_e():
 
 def test_quantisation_gives_steps_of_the_set_size():
     q = 0.1309
-    noise = Noise(NoiseSpec(quantisation=q), 1, rng())
+    generator = rng()
+    noise = noise_of(NoiseSpec(quantisation=q), 1, generator)
     truths = np.linspace(-3.0, 3.0, 2001)
-    out = np.array([noise.sample(np.array([t]), 0.01)[0] for t in truths])
+    out = np.array([sample(noise, generator, np.array([t]), 0.01)[0] for t in truths])
     steps = out / q
     assert np.allclose(steps, np.round(steps), atol=1e-9)
     assert np.all(np.abs(out - truths) <= q / 2 + 1e-12)
@@ -88,7 +102,8 @@ def test_same_seed_same_errors_other_seed_others():
     spec = NoiseSpec(stddev=0.1, bias_stddev=0.2, random_walk=0.05, correlation_time_s=0.3)
 
     def run(seed):
-        noise = Noise(spec, 3, np.random.default_rng(seed))
-        return np.array([noise.sample(np.zeros(3), 0.02) for _ in range(50)])
+        generator = np.random.default_rng(seed)
+        noise = noise_of(spec, 3, generator)
+        return np.array([sample(noise, generator, np.zeros(3), 0.02) for _ in range(50)])
     assert np.array_equal(run(7), run(7))
     assert not np.array_equal(run(7), run(8))
