@@ -129,6 +129,11 @@ class SimulatorNode(Node):
             f"{s['pacing']}{sync}, command mode {s['command_mode']}; sensors "
             f"{self.sensors.profile.name} ({', '.join(self.outputs.topics()) or 'none'}), seed "
             f"{self.seed}, TF odom -> base_link: {s['tf_source']}")
+        if s['tf_source'] == 'measured' and self.outputs.odom is None:
+            self.get_logger().warning(
+                f"tf_source measured: the sensor profile '{self.sensors.profile.name}' has no "
+                'odometry channel, so nothing carries odom -> base_link (use tf_source truth, '
+                'or your own estimator)')
         if 'gnss' in self.sensors.channels and not self.sensors.datum_given:
             self.get_logger().warning(
                 "gnss/fix: the surface has no datum (a stage file's datum: [latitude, "

@@ -137,3 +137,22 @@ def test_a_steering_dead_time_in_the_vehicle_file_is_exact_to_the_step(simulator
         raise AssertionError(f'no joint_states stamped {wanted}')
     assert steer_after(137) == 0.0          # 137 steps of 1 ms: not yet
     assert steer_after(1) > 0.0             # the 138th step starts 0.137 s after it came
+
+
+@pytest.mark.parametrize('profile, said', [
+    ('imu: {rate_hz: 5000.0}\n', "key 'imu.rate_hz' = 5000 in {path} is above the physics "
+                                 'rate: it must be in (0, 1000]'),
+    ('gnss: {horizontal: {stddev: -1.0}}\n', "key 'gnss.horizontal.stddev' = -1.0 in {path} "
+                                             'must be a number in [0, 1000]'),
+    ('lidar: {}\n', "unknown key 'the file.lidar' in {path}")])
+def test_a_bad_sensor_profile_stops_the_node_naming_key_file_and_range(tmp_path, profile, said):
+    path = tmp_path / 'profile.yaml'
+    path.write_text(profile)
+    process = ros_process.start_module('rally_sim.ros.node', '--ros-args', '-p',
+                                       f'sensors:={path}')
+    try:
+        process.wait(timeout=120.0)
+    finally:
+        output = ros_process.stop(process)
+    assert process.returncode == 2, output
+    assert said.format(path=path) in output and 'Traceback' not in output, output
