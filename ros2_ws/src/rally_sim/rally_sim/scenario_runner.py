@@ -417,17 +417,18 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         # margin keeps rounding from ending it before.
         laps = LapCounter(spec, path, margin_m=1e-6)
         stamp, answered = 0, wall_start
+        first = first_answered_ns(spec, period_ns)
         while True:
             # The next state comes once the controller has answered this one.
-            timeout = START_TIMEOUT_S if stamp == 0 else ANSWER_TIMEOUT_S
+            timeout = START_TIMEOUT_S if stamp <= first else ANSWER_TIMEOUT_S
             if not observer.spin_until(lambda: observer.has_state(stamp + period_ns), timeout,
                                        processes):
                 raise RuntimeError(f'the controller did not answer the state at '
                                    f'{stamp / 1e9:.3f} s within {timeout:g} s (it must answer '
                                    f'each odometry on {", ".join(observer.outputs)} with the '
                                    "odometry's stamp)" + _simulator_says(folder))
-            if stamp == 0:
-                answered = time.monotonic()
+            if stamp == first:
+                answered = time.monotonic()     # the loop runs from the first answer
             stamps.append(stamp)
             if stamp >= spec['duration_s'] * 1e9 or (
                     laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
@@ -448,6 +449,20 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     samples = [observer.state(s) for s in stamps]     # decoded once the others stopped
     samples = samples[:_lap_end(spec, path, samples)]
     return {'samples': samples, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
+
+
+def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
+    """
+    Return the stamp of the first state the controller must have answered to pass.
+
+    The controller answers odometry; late odometry (a sensor latency) comes
+    first at the publishing instant at or after its delay, so simulated time
+    runs to there before the controller's first answer is needed.
+    """
+    from .sensors import load_profile
+    odometry = load_profile(spec['sensors']).channels.get('odometry')
+    delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
+    return -(-delay_ns // period_ns) * period_ns
 
 
 def _yaw(q) -> float:
