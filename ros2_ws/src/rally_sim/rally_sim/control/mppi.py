@@ -11,6 +11,10 @@ information-theoretic MPC). Actions are normalised [steer, pedal]
 path (rewarded), cross-track and heading error, speed off the target, and a large
 penalty for every period off the road; a future whose physics is not finite
 is discarded. Seeded: the same states give the same commands.
+
+A vehicle file with an `actuation:` section (delays, lags): the model's
+actuators hold what the controller has sent and is still on its way, so
+every future starts with the commands in flight, as the car's will.
 """
 
 from dataclasses import dataclass
@@ -22,6 +26,7 @@ import numpy as np
 from .path import ClosedPath
 from .path_field import PathField
 from .pedals import Pedals
+from ..physics.actuator_bank import ActuatorBank
 from ..physics.batch import Batch
 from ..physics.config import VehicleConfig
 from ..physics.model import STATE_SIZE, VX, VY, X, Y, YAW
@@ -63,6 +68,9 @@ class Mppi:
         self.batch = Batch(config.with_overrides({'dt': settings.model_dt_s}),
                            settings.samples, surface)
         self.pedals = Pedals(config)
+        car = self.batch.template
+        self.sent = ActuatorBank(car.actuation, 1) if car.acting else None
+        """The model's actuators: what was sent and is on its way (None: no actuation:)."""
         self.field = PathField(path)
         self.plan = np.zeros((settings.horizon, 2))
         self.rng = np.random.default_rng(settings.seed)
@@ -86,7 +94,8 @@ class Mppi:
         actions = np.clip(self.plan + noise, -1.0, 1.0)
         steer, drive, brake = self.pedals.torques(actions[..., 0], actions[..., 1])
         result = self.batch.rollout(np.repeat(state[None], s.samples, axis=0), steer, drive,
-                                    brake, dt=s.period_s, tyres=False)
+                                    brake, dt=s.period_s, tyres=False, actuators=None if
+                                    self.sent is None else self.sent.tiled(s.samples))
         costs = self.costs(state, result.states, result.valid)
         self.last_costs = costs
         finite = np.isfinite(costs)
@@ -97,7 +106,17 @@ class Mppi:
         action = self.plan[0].copy()
         self.plan = np.vstack([self.plan[1:], self.plan[-1:]])
         steer, drive, brake = self.pedals.torques(action[0], action[1])
+        if self.sent is not None:
+            self._send(steer, drive, brake)
         return float(steer), drive, brake, action
+
+    def _send(self, steer: float, drive: np.ndarray, brake: np.ndarray) -> None:
+        """Move the model's actuators on by a period, the command just chosen sent."""
+        car = self.batch.template
+        row, _ = car.torque_commands([steer], [0.0], drive[None], brake[None], [0.0],
+                                     merge=False)
+        substeps = car.substeps_for(self.settings.period_s)
+        self.sent.rows(row[None], substeps, self.settings.period_s / substeps)
 
     def costs(self, state: np.ndarray, states: np.ndarray, valid: np.ndarray) -> np.ndarray:
         """Return each sampled future's cost (inf where its physics failed)."""

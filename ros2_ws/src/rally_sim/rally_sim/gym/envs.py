@@ -10,9 +10,15 @@ vehicle's own equations (Batch.rollout, the single car's compiled step).
 Episodes end as the task says (tasks.py) and are truncated after its
 episode length. A car whose physics turns non-finite ends its episode
 (terminated, info['physics_failed']).
+
+vehicle_overrides (both environments, a keyword of gymnasium.make): dotted
+vehicle-file keys over the task's vehicle, checked as the file's are, e.g.
+{'actuation.steer.delay_s': 0.2, 'actuation.steer.time_constant_s': 0.1}:
+the actions then reach the car as its actuators let them (actuation.py),
+what is on its way carried from step to step and dropped at a reset.
 """
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Dict, Mapping, Optional, Type
 
 import gymnasium
 from gymnasium import spaces
@@ -33,13 +39,17 @@ from ..resources import config_file, preset
 class Fleet:
     """N cars of a task's vehicle on its stage, with their states, stepped together."""
 
-    def __init__(self, task_type: Type[Task], cars: int):
-        """Load the task's vehicle and stage; the cars start at rest at the origin."""
+    def __init__(self, task_type: Type[Task], cars: int,
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
+        """Load the task's vehicle (with the overrides) and stage; cars at rest at the origin."""
         config = load_vehicle(preset(task_type.vehicle, 'vehicles', '.yaml'))
+        if vehicle_overrides:
+            config = config.with_overrides(dict(vehicle_overrides))
         self.config = config
         self.task = task_type(float(config['wheel_radius_m']))
         surface = Surface.load(config_file(f'stages/{self.task.stage}.yaml'))
         self.batch = Batch(config, cars, surface)
+        self.actuators = self.batch.actuators()     # None: the actions act at once
         self.pedals = Pedals(config)
         self.states = np.zeros((cars, STATE_SIZE))
         self.steps = np.zeros(cars, dtype=np.int64)
@@ -53,6 +63,8 @@ class Fleet:
             car.reset(*start)
             self.states[row] = car.state
         self.steps[rows] = 0
+        if self.actuators is not None:
+            self.actuators.reset(rows, np.zeros_like(car.command))
 
     def step(self, actions: np.ndarray):
         """Advance every car one period; return rewards, terminated, truncated, info."""
@@ -66,7 +78,8 @@ class Fleet:
             raise ValueError('action must be finite: [steer, pedal], each in -1..1')
         steer, drive, brake = self.pedals.torques(actions[:, 0], actions[:, 1])
         result = self.batch.rollout(self.states, steer[:, None], drive[:, None],
-                                    brake[:, None], dt=self.task.period_s, tyres=False)
+                                    brake[:, None], dt=self.task.period_s, tyres=False,
+                                    actuators=self.actuators)
         before = self.states.copy()
         self.states[result.valid] = result.states[result.valid, 0]
         reward, terminated, info = self.task.score(before, self.states)
@@ -97,12 +110,13 @@ class RallySimEnv(gymnasium.Env):
     metadata: Dict[str, Any] = {'render_modes': ['rgb_array']}
     task_type: Type[Task] = DriveTask
 
-    def __init__(self, render_mode: Optional[str] = None):
-        """Load the car and the stage; render_mode None or 'rgb_array'."""
+    def __init__(self, render_mode: Optional[str] = None,
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
+        """Load the car and the stage; render_mode None or 'rgb_array'; vehicle_overrides above."""
         if render_mode not in (None, 'rgb_array'):
             raise ValueError(f"render_mode = {render_mode!r}; expected None or 'rgb_array'")
         self.render_mode = render_mode
-        self.fleet = Fleet(self.task_type, 1)
+        self.fleet = Fleet(self.task_type, 1, vehicle_overrides)
         self.observation_space, self.action_space = _spaces(self.fleet)
         self.metadata = dict(self.metadata, render_fps=round(1.0 / self.fleet.task.period_s))
         self._canvas = None
@@ -153,12 +167,13 @@ class RallySimVectorEnv(VectorEnv):
     metadata: Dict[str, Any] = {'render_modes': [], 'autoreset_mode': AutoresetMode.NEXT_STEP}
     task_type: Type[Task] = DriveTask
 
-    def __init__(self, num_envs: int = 1, render_mode: Optional[str] = None):
+    def __init__(self, num_envs: int = 1, render_mode: Optional[str] = None,
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
         """Load the car and the stage for num_envs cars (render_mode: None only)."""
         if render_mode is not None:
             raise ValueError('the vector environments do not render; render_mode must be None')
         self.num_envs = int(num_envs)
-        self.fleet = Fleet(self.task_type, self.num_envs)
+        self.fleet = Fleet(self.task_type, self.num_envs, vehicle_overrides)
         self.single_observation_space, self.single_action_space = _spaces(self.fleet)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -44,6 +44,12 @@ SHAPED = {'steer': [C_STEER],
           'handbrake': [C_HANDBRAKE]}
 """The columns each actuator's dead band, bias, lag and rate limit act on (the rest ride
 along: the steer rate asked for, the mode and the gear request)."""
+SHAPED_AT = {name: [COLUMNS[name].index(c) for c in SHAPED[name]] for name in CHANNELS}
+"""SHAPED as positions among the actuator's COLUMNS."""
+DRIVER_AT = COLUMNS['drive'].index(C_DRIVER)
+DRIVER_MODE_SHAPES = np.array([False, False, False, False, True])
+"""Which of the drive's shaped columns a driver-mode command shapes (the throttle), and by
+their negation a torque-mode command (the four torques)."""
 DUE_TOLERANCE = 1e-6
 """A command due within this share of a step of a step's start takes effect at that step."""
 
@@ -66,6 +72,14 @@ def lag_and_limit(rows: np.ndarray, columns: np.ndarray, decay: np.ndarray,
             change = min(max(moved - output[j], -max_change[j]), max_change[j])
             output[j] = output[j] + change
             rows[k, c] = output[j]
+
+
+@njit
+def lag_and_limit_cars(rows: np.ndarray, columns: np.ndarray, decay: np.ndarray,
+                       max_change: np.ndarray, outputs: np.ndarray) -> None:
+    """lag_and_limit() for each car: rows (N, steps, COMMAND_SIZE), outputs (N, columns)."""
+    for car in range(rows.shape[0]):
+        lag_and_limit(rows[car], columns, decay, max_change, outputs[car])
 
 
 class Actuation:
@@ -91,20 +105,20 @@ class Actuation:
                            if not (name == 'steer' and key in kernel))
         self.lagged = [name for name in CHANNELS[1:] if self.spec[name]['time_constant_s'] > 0
                        or self.spec[name]['rate_limit'] > 0]
-        self._lag_columns = np.array([c for name in self.lagged for c in SHAPED[name]],
-                                     dtype=np.int64)
+        self.lag_columns = np.array([c for name in self.lagged for c in SHAPED[name]],
+                                    dtype=np.int64)
         self._lag_cache: Dict[float, Tuple[np.ndarray, np.ndarray]] = {}
         self._queues: Dict[str, Deque[Tuple[float, np.ndarray]]] = {
             name: deque() for name in CHANNELS}
         self._target = np.zeros(COMMAND_SIZE)
-        self._output = np.zeros(len(self._lag_columns))
+        self._output = np.zeros(len(self.lag_columns))
 
     def reset(self, row: np.ndarray) -> None:
         """Forget every command on its way; the actuators stand at `row` (a command row)."""
         for queue in self._queues.values():
             queue.clear()
-        self._target[:] = self._shaped_row(row)
-        self._output[:] = self._target[self._lag_columns]
+        self._target[:] = self.shaped_row(row)
+        self._output[:] = self._target[self.lag_columns]
 
     def push(self, time_s: float, row: np.ndarray) -> None:
         """Take a command row (handbrake torque not merged) that arrived at time_s."""
@@ -118,25 +132,33 @@ class Actuation:
 
     def _take(self, name: str, values: np.ndarray) -> None:
         """Make `values` (of COLUMNS[name]) the actuator's target, shaped."""
-        self._target[COLUMNS[name]] = values
-        self._shape(name, self._target)
+        self._target[COLUMNS[name]] = self.shaped(name, values[None])[0]
 
-    def _shape(self, name: str, row: np.ndarray) -> None:
-        """Apply dead band and bias, then the vehicle's limits, to one actuator's columns."""
-        spec, scale = self.spec[name], self.scale[name]
-        columns, low, high = SHAPED[name], self.low[name], self.high[name]
-        if name == 'drive':     # torques, or the throttle in driver mode: the other stays 0
-            driver = row[C_DRIVER] != 0.0
-            keep = slice(4, 5) if driver else slice(0, 4)
-            columns, scale, low, high = columns[keep], scale[keep], low[keep], high[keep]
-        values = row[columns]
-        shaped = np.where(np.abs(values) <= spec['dead_band'] * scale, 0.0, values)
-        row[columns] = np.clip(shaped + spec['bias'] * scale, low, high)
+    def shaped(self, name: str, values: np.ndarray) -> np.ndarray:
+        """
+        Return commands of one actuator (M, len(COLUMNS[name])) after dead band, bias, limits.
 
-    def _shaped_row(self, row: np.ndarray) -> np.ndarray:
+        Drive: torques in torque mode, the throttle in driver mode (the
+        command's mode column); the other stays as it is (0).
+        """
+        spec = self.spec[name]
+        at = SHAPED_AT[name]
+        part = values[:, at]
+        shaped = np.where(np.abs(part) <= spec['dead_band'] * self.scale[name], 0.0, part)
+        shaped = np.clip(shaped + spec['bias'] * self.scale[name], self.low[name],
+                         self.high[name])
+        result = np.array(values, dtype=float)
+        if name == 'drive':
+            driver = values[:, DRIVER_AT, None] != 0.0
+            shaped = np.where(driver == DRIVER_MODE_SHAPES, shaped, part)
+        result[:, at] = shaped
+        return result
+
+    def shaped_row(self, row: np.ndarray) -> np.ndarray:
+        """Return a whole command row after every actuator's dead band, bias and limits."""
         shaped = np.array(row, dtype=float)
         for name in CHANNELS:
-            self._shape(name, shaped)
+            shaped[COLUMNS[name]] = self.shaped(name, shaped[None, COLUMNS[name]])[0]
         return shaped
 
     def rows(self, time_s: float, dt: float, steps: int) -> np.ndarray:
@@ -158,8 +180,8 @@ class Actuation:
                 self._take(name, queue.popleft()[1])
                 rows[k:, COLUMNS[name]] = self._target[COLUMNS[name]]
         if self.lagged:
-            decay, max_change = self._lag_constants(dt)
-            lag_and_limit(rows, self._lag_columns, decay, max_change, self._output)
+            decay, max_change = self.lag_constants(dt)
+            lag_and_limit(rows, self.lag_columns, decay, max_change, self._output)
         return rows
 
     def stretches(self, time_s: float, dt: float, steps: int) -> List[Tuple[int, np.ndarray]]:
@@ -189,9 +211,13 @@ class Actuation:
 
     def settle(self, row: np.ndarray) -> None:
         """Set the lags' state to `row`'s (the last step taken, when a run stopped early)."""
-        self._output[:] = row[self._lag_columns]
+        self._output[:] = row[self.lag_columns]
 
-    def _lag_constants(self, dt: float) -> Tuple[np.ndarray, np.ndarray]:
+    def delay_steps(self, name: str, dt: float) -> int:
+        """Return after how many steps of dt a command of actuator `name` takes effect."""
+        return max(0, math.ceil(self.spec[name]['delay_s'] / dt - DUE_TOLERANCE))
+
+    def lag_constants(self, dt: float) -> Tuple[np.ndarray, np.ndarray]:
         """Return each lagged column's decay per step of dt and largest change per step."""
         constants = self._lag_cache.get(dt)
         if constants is None:

@@ -12,6 +12,7 @@ from typing import Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from .actuator_bank import ActuatorBank
 from .config import ConfigError, VehicleConfig
 from .drivetrain import AUTOMATIC
 from .integrators import (
@@ -89,13 +90,11 @@ class Batch:
             raise ValueError(f'cars = {cars} must be at least 1')
         self.cars = cars
         self.template = Vehicle(config, surface)
-        if self.template.acting:    # a delay needs the commands in flight, not in a state
-            raise ConfigError(
-                f"vehicle '{config['name']}': batch rollouts do not model the actuation: "
-                'section yet (delays, lags, dead bands and biases of drive, brake, handbrake '
-                'and the steer delay); use Vehicle.run for such a car, or a file without it')
         configs = [config] * cars
         for key, values in (per_car or {}).items():
+            if key.startswith('actuation.') and self.template.acting:
+                raise ConfigError(f"per_car[{key!r}]: the cars of a batch share the vehicle's "
+                                  'actuation: section (one delay for all: see actuator_bank.py)')
             values = list(values)
             if len(values) != cars:
                 raise ValueError(f'per_car[{key!r}] has {len(values)} values; expected {cars}')
@@ -109,6 +108,10 @@ class Batch:
         self._wheel = np.repeat(work.wheel[None], cars, axis=0)
         self._matrices = np.repeat(work.matrices[None], cars, axis=0)
         self._ints = np.repeat(work.ints[None], cars, axis=0)
+
+    def actuators(self) -> Optional[ActuatorBank]:
+        """Return the cars' actuators as Vehicle.reset leaves them (None: the file has none)."""
+        return ActuatorBank(self.template.actuation, self.cars) if self.template.acting else None
 
     def _lanes_refusal(self) -> Optional[str]:
         """
@@ -127,7 +130,8 @@ class Batch:
                  ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
                  (meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == meta[G_OUTSIDE]).all(),
-                  'a uniform surface')]
+                  'a uniform surface'),
+                 (not self.template.acting, 'an actuation: section of nothing but steering')]
         missing = [text for met, text in needs if not met]
         return ', '.join(missing) if missing else None
 
@@ -138,7 +142,8 @@ class Batch:
                                       self._matrices, self._ints))
 
     def rollout(self, states, steer, drive, brake=None, handbrake=None, steer_rate=None,
-                dt: float = 0.01, tyres: bool = True, lanes: bool = False) -> BatchResult:
+                dt: float = 0.01, tyres: bool = True, lanes: bool = False,
+                actuators: Optional[ActuatorBank] = None) -> BatchResult:
         """
         Advance every car over H rows of inputs, row k held for dt.
 
@@ -156,6 +161,12 @@ class Batch:
         stiff wheel spin, a spin-out) cars drift apart from Vehicle.run as
         they would between two C libraries. Raises ValueError naming what the
         vehicle lacks for lanes.
+
+        A vehicle with an `actuation:` section: row k arrives at its start and
+        acts as the actuators let it, each of its sub-steps a step of theirs,
+        as Vehicle.run takes it (bit for bit). actuators (from actuators()):
+        what the cars' actuators hold, moved on by the rollout (copy() it to
+        roll out from one state again); None: as Vehicle.reset leaves them.
         """
         self._check_steer(steer)
         inputs = [('steer_rate', steer_rate, 0.0, ()), ('drive', drive, None, (4,)),
@@ -168,22 +179,25 @@ class Batch:
                 raise ValueError(f'lanes=True needs document numerics; this vehicle lacks '
                                  f'{refusal}')
             return self._roll_lanes(states, steer, inputs, dt)
-        return self._roll(states, steer, inputs, self.template.torque_commands, dt, tyres)
+        return self._roll(states, steer, inputs, self.template.torque_commands, dt, tyres,
+                          actuators)
 
     def rollout_driver(self, states, steer, throttle, brake=None, handbrake=None, gear=None,
-                       steer_rate=None, dt: float = 0.01, tyres: bool = True) -> BatchResult:
+                       steer_rate=None, dt: float = 0.01, tyres: bool = True,
+                       actuators: Optional[ActuatorBank] = None) -> BatchResult:
         """
         rollout() for a vehicle with a drivetrain, driven by pedals and gears (driver mode).
 
         throttle, brake (pedal), handbrake: (N, H), 0..1; gear: (N, H) of
         drivetrain.AUTOMATIC (the default), -1, 0 or 1..N. A gear that does
-        not exist raises CommandError naming it.
+        not exist raises CommandError naming it. actuators: as rollout().
         """
         self._check_steer(steer)
         inputs = [('steer_rate', steer_rate, 0.0, ()), ('throttle', throttle, None, ()),
                   ('brake', brake, 0.0, ()), ('handbrake', handbrake, 0.0, ()),
                   ('gear', gear, AUTOMATIC, ())]
-        return self._roll(states, steer, inputs, self.template.driver_commands, dt, tyres)
+        return self._roll(states, steer, inputs, self.template.driver_commands, dt, tyres,
+                          actuators)
 
     def _check_steer(self, steer) -> None:
         """Raise ValueError naming steer unless it is (N, H)."""
@@ -192,7 +206,8 @@ class Batch:
             raise ValueError(f'steer has shape {shape}; expected (N, H) with N = '
                              f'{self.cars} cars and H input rows')
 
-    def _roll(self, states, steer, inputs, make, dt: float, tyres: bool) -> BatchResult:
+    def _roll(self, states, steer, inputs, make, dt: float, tyres: bool,
+              actuators: Optional[ActuatorBank]) -> BatchResult:
         """
         Check the inputs' shapes and finiteness, make the kernel commands, run every car.
 
@@ -210,25 +225,44 @@ class Batch:
         valid = np.isfinite(states).all(axis=1) & np.isfinite(steer).all(axis=1)
         for array in arrays:
             valid &= np.isfinite(array).reshape(n, -1).all(axis=1)
-        commands = self._commands(valid, make, steer, arrays)
-        start = np.where(valid[:, None], states, 0.0)
-        states_out = np.zeros((n, horizon, STATE_SIZE))
-        outs_out = np.zeros((n, horizon if tyres else 1, OUTPUT_ROWS, 4))
-        self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
-        done = np.zeros(n, dtype=np.int64)
+        commands = self._commands(valid, make, steer, arrays, merge=not self.template.acting)
         dts = np.full(horizon, float(dt))
         substeps = np.full(horizon, self.template.substeps_for(float(dt)), dtype=np.int64)
+        every = 1
+        if self.template.acting:    # each sub-step a row of its own, as the actuators give it
+            every = int(substeps[0])
+            step_s = float(dt) / every
+            commands = self._acted(commands, every, step_s, actuators)
+            dts, substeps = np.full(horizon * every, step_s), np.ones(horizon * every, np.int64)
+        start = np.where(valid[:, None], states, 0.0)
+        states_out = np.zeros((n, len(dts), STATE_SIZE))
+        outs_out = np.zeros((n, len(dts) if tyres else 1, OUTPUT_ROWS, 4))
+        self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
+        done = np.zeros(n, dtype=np.int64)
         grid, meta = self.template.map_arrays
         run = _rollout_few if n <= FEW_CARS else _rollout_cars
         run(np.ascontiguousarray(start), commands, dts, substeps, self.method, self.params,
             self.tyre_mu, grid, meta, self._vectors, self._wheel, self._matrices, self._ints,
             np.zeros((n, OUTPUT_ROWS, 4)), states_out, outs_out, done)
-        valid &= done == horizon
+        valid &= done == len(dts)
+        states_out = states_out[:, every - 1::every]
         states_out[~valid] = np.nan
         if not tyres:
             return BatchResult(states_out, None, valid)
+        outs_out = outs_out[:, every - 1::every, :DIAG_SIZE]
         outs_out[~valid] = np.nan
-        return BatchResult(states_out, outs_out[:, :, :DIAG_SIZE], valid)
+        return BatchResult(states_out, outs_out, valid)
+
+    def _acted(self, commands: np.ndarray, substeps: int, step_s: float,
+               actuators: Optional[ActuatorBank]) -> np.ndarray:
+        """Return the sub-steps' kernel commands as the actuators give them, handbrake merged."""
+        if actuators is None:
+            actuators = self.actuators()
+        elif actuators.cars != self.cars:
+            raise ValueError(f'actuators are of {actuators.cars} cars; expected {self.cars}')
+        rows = actuators.rows(commands, substeps, step_s)
+        self.template.merged(rows.reshape(-1, COMMAND_SIZE))        # in place
+        return rows
 
     def _roll_lanes(self, states, steer, inputs, dt: float) -> BatchResult:
         """rollout() in vector lanes: the kernel checks and clamps the inputs itself."""
@@ -254,8 +288,12 @@ class Batch:
         return BatchResult(states_out, None, valid)
 
     @staticmethod
-    def _commands(valid, make, steer, arrays) -> np.ndarray:
-        """Return the kernel commands (N, H, COMMAND_SIZE), clamped as one car's are."""
+    def _commands(valid, make, steer, arrays, merge: bool) -> np.ndarray:
+        """
+        Return the kernel commands (N, H, COMMAND_SIZE), clamped as one car's are.
+
+        merge False: the handbrake's torque is left out of the brake columns.
+        """
         n, horizon = steer.shape
         rows = n * horizon
         keep = None if valid.all() else np.repeat(valid, horizon)[:, None]
@@ -265,7 +303,7 @@ class Batch:
             values = values.reshape(rows, width)
             values = values if keep is None else np.where(keep, values, 0.0)
             return values[:, 0] if width == 1 else values
-        commands, _ = make(flat(steer), *(flat(a) for a in arrays))
+        commands, _ = make(flat(steer), *(flat(a) for a in arrays), merge=merge)
         return commands.reshape(n, horizon, COMMAND_SIZE)
 
 

@@ -173,7 +173,7 @@ class Vehicle:
         self.set_command(Command())
         if self.acting:
             self.actuation.reset(self._unmerged_row)
-            self.command[:] = self._merged(self.actuation.rows(0.0, 1.0, 1))[0]
+            self.command[:] = self.merged(self.actuation.rows(0.0, 1.0, 1))[0]
         self._refresh_outputs()
 
     def _start_engine(self) -> None:
@@ -220,7 +220,7 @@ class Vehicle:
             self.actuation.push(self.time_s, self._unmerged_row)
         return notes
 
-    def _merged(self, rows: np.ndarray) -> np.ndarray:
+    def merged(self, rows: np.ndarray) -> np.ndarray:
         """Add the handbrake's torque to the rear brakes of command rows (in place)."""
         rows[:, C_BRAKE:C_BRAKE + 4] += rows[:, C_HANDBRAKE, None] * self.handbrake_torque
         return rows
@@ -318,7 +318,7 @@ class Vehicle:
             return
         rows = self.actuation.rows(self.time_s, dt, steps)
         own = rows[:, C_BRAKE:C_BRAKE + 4].copy()
-        self._merged(rows)
+        self.merged(rows)
         w = self.work
         dts = np.full(steps, dt)
         substeps = np.full(steps, self.substeps_for(dt), dtype=np.int64)
@@ -342,7 +342,7 @@ class Vehicle:
         ends = [k for k, _ in stretches[1:]] + [steps]
         w = self.work
         for (first, row), end in zip(stretches, ends):
-            self.command[:] = self._merged(row[None].copy())[0]
+            self.command[:] = self.merged(row[None].copy())[0]
             done = advance(self.state, self.command, dt, end - first, self.substeps_for(dt),
                            self.method, self.flat_params, self.tyre_mu, self._grid,
                            self._grid_meta, w.vectors, w.wheel, w.matrices, w.ints,

@@ -82,3 +82,21 @@ def test_a_short_closed_loop_speeds_up_along_the_line(stage):
         worst = max(worst, abs(path.locate(car.state[X], car.state[Y]).cross_track_m))
     assert car.state[VX] > 5.0 and worst < 1.0
     assert car.state.shape == (STATE_SIZE,)
+
+
+def test_with_actuator_delays_every_future_starts_with_the_commands_in_flight(stage):
+    config, surface, path = stage
+    delayed = config.with_overrides({'actuation.steer.delay_s': 0.2})
+    car = on_the_line(delayed, surface, path, 8.0)
+    mppi = Mppi(delayed, surface, path, SMALL)
+    for calls in range(1, 7):
+        mppi.command(car.state)
+        # 0.2 s at the model's 0.01 s: the last 4 commands of 0.05 s are on their way
+        assert mppi.sent.pending() == min(calls, 4), calls
+    # what is in flight decides the futures: hard left in flight, another command
+    left = Mppi(delayed, surface, path, SMALL)
+    steer_max = delayed['steering.max_angle_rad']
+    for _ in range(4):
+        left._send(steer_max, np.zeros(4), np.zeros(4))
+    straight = Mppi(delayed, surface, path, SMALL)
+    assert left.command(car.state)[0] < straight.command(car.state)[0]  # it steers against it

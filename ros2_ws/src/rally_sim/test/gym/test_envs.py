@@ -174,3 +174,49 @@ def test_vector_form_steps_each_car_as_the_single_env_and_resets_ended_ones(name
     observations, rewards, terminated, truncated, _ = envs.step(actions)
     assert rewards[0] == 0.0 and not terminated[0]        # reset at the next step
     assert envs.single_observation_space.contains(observations[0])
+
+
+DELAYS = {'actuation.steer.delay_s': 0.2, 'actuation.steer.time_constant_s': 0.1,
+          'actuation.drive.delay_s': 0.12, 'actuation.drive.time_constant_s': 0.1}
+
+
+def test_actuators_pass_the_actions_on_as_the_vehicle_s_own_do():
+    env = RallyDriveEnv(vehicle_overrides=DELAYS)
+    prompt = RallyDriveEnv()
+    fleet = env.fleet
+    car = Vehicle(fleet.config, fleet.batch.template.surface)
+    actions = np.random.default_rng(2).uniform(-1.0, 1.0, (12, 2))
+    for episode in range(2):        # the second: nothing on its way survives the reset
+        env.reset(seed=1, options={'speed_m_s': 6.0})
+        prompt.reset(seed=1, options={'speed_m_s': 6.0})
+        car.reset()
+        car.state[:] = fleet.states[0]
+        for action in actions:
+            env.step(action)
+            prompt.step(action)
+            steer, drive, brake = fleet.pedals.torques(action[0], action[1])
+            car.work.refresh_jacobian()
+            states, _, _ = car.run([steer], [0.0], drive[None], brake[None], [0.0], [0.05])
+            np.testing.assert_array_equal(states[0], fleet.states[0])
+        assert not np.array_equal(prompt.fleet.states, fleet.states), episode
+
+
+def test_vector_form_with_actuators_steps_each_car_as_the_single_env():
+    envs = gymnasium.make_vec('rally_sim/RallyDrive-v0', num_envs=3,
+                              vectorization_mode='vector_entry_point', vehicle_overrides=DELAYS)
+    single = gymnasium.make('rally_sim/RallyDrive-v0', vehicle_overrides=DELAYS).unwrapped
+    envs.reset(seed=4)
+    single.reset(seed=0)
+    single.fleet.states[0] = envs.unwrapped.fleet.states[1]
+    actions = np.random.default_rng(3).uniform(-0.5, 1.0, (20, 3, 2))
+    for row in actions:
+        observations, rewards, *_ = envs.step(row)
+        expected, reward, *_ = single.step(row[1])
+        np.testing.assert_array_equal(observations[1], expected)
+
+
+def test_a_bad_vehicle_override_is_refused_with_its_key_and_range():
+    from rally_sim.physics.config import ConfigError
+    with pytest.raises(ConfigError, match=r'actuation\.steer\.delay_s.*1'):
+        gymnasium.make('rally_sim/RallyDrive-v0',
+                       vehicle_overrides={'actuation.steer.delay_s': 2.0})

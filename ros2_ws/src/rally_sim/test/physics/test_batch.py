@@ -154,10 +154,110 @@ def test_a_batch_of_drivetrain_cars_is_the_single_car_in_driver_mode_bit_for_bit
                                            gear=np.full((CARS, HORIZON), 7.0), dt=DT)
 
 
-def test_a_car_with_actuators_is_refused_by_name_not_run_without_them():
-    config = vehicle('volvo_v40').with_overrides({'actuation.steer.delay_s': 0.2})
-    with pytest.raises(ConfigError, match="'volvo_v40': batch rollouts do not model the "
-                       'actuation: section yet'):
-        Batch(config, 4)
+ACTUATED = {
+    'delays only': {'actuation.steer.delay_s': 0.137, 'actuation.drive.delay_s': 0.05,
+                    'actuation.brake.delay_s': 0.0101, 'actuation.handbrake.delay_s': 0.3},
+    'every setting': {'actuation.steer.delay_s': 0.2, 'actuation.steer.time_constant_s': 0.1,
+                      'actuation.steer.dead_band': 0.01, 'actuation.steer.bias': 0.005,
+                      'actuation.drive.delay_s': 0.033, 'actuation.drive.time_constant_s': 0.07,
+                      'actuation.drive.rate_limit': 3.0, 'actuation.drive.dead_band': 0.05,
+                      'actuation.brake.time_constant_s': 0.05, 'actuation.brake.bias': 0.02,
+                      'actuation.handbrake.rate_limit': 5.0,
+                      'actuation.handbrake.delay_s': 0.1},
+}
+
+
+@pytest.mark.parametrize('setting', sorted(ACTUATED))
+def test_each_car_with_actuators_is_the_single_car_bit_for_bit(setting):
+    config = vehicle('volvo_v40').with_overrides(ACTUATED[setting])
+    steer, drive, brake, handbrake = inputs(3)
+    states = starts(config)
+    batch = Batch(config, CARS)
+    result = batch.rollout(states, steer, drive, brake, handbrake, dt=DT)
+    assert result.valid.all()
+    assert result.states.shape == (CARS, HORIZON, STATE_SIZE)
+    for k in range(CARS):
+        expected, tyres = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
+        assert np.array_equal(result.states[k], expected), k
+        assert np.array_equal(result.tyres[k], tyres), k
+    plain = Batch(vehicle('volvo_v40'), CARS).rollout(states, steer, drive, brake, handbrake,
+                                                      dt=DT)
+    assert not np.array_equal(plain.states, result.states)      # the actuators did act
+
+
+def test_the_actuators_carry_commands_in_flight_from_one_rollout_to_the_next():
+    # explicit Euler: a rollout cut in two is the whole (no Jacobian kept across the cut)
+    config = vehicle('volvo_v40_document').with_overrides(ACTUATED['every setting'])
+    steer, drive, brake, handbrake = inputs(4)
+    batch = Batch(config, CARS)
+    whole = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT)
+    actuators = batch.actuators()
+    cut = 7         # 0.14 s: the steer's 0.2 s delay reaches into the second part
+    first = batch.rollout(starts(config), steer[:, :cut], drive[:, :cut], brake[:, :cut],
+                          handbrake[:, :cut], dt=DT, actuators=actuators)
+    again = actuators.copy()
+    second = batch.rollout(first.states[:, -1], steer[:, cut:], drive[:, cut:],
+                           brake[:, cut:], handbrake[:, cut:], dt=DT, actuators=actuators)
+    np.testing.assert_array_equal(np.concatenate([first.states, second.states], axis=1),
+                                  whole.states)
+    replay = batch.rollout(first.states[:, -1], steer[:, cut:], drive[:, cut:],
+                           brake[:, cut:], handbrake[:, cut:], dt=DT, actuators=again)
+    np.testing.assert_array_equal(replay.states, second.states)
+    fresh = batch.rollout(first.states[:, -1], steer[:, cut:], drive[:, cut:],
+                          brake[:, cut:], handbrake[:, cut:], dt=DT)
+    assert not np.array_equal(fresh.states, second.states)     # nothing in flight there
+
+
+def test_actuators_reset_for_some_cars_stand_as_a_new_car_s():
+    config = vehicle('volvo_v40').with_overrides(ACTUATED['every setting'])
+    steer, drive, brake, handbrake = inputs(5)
+    batch = Batch(config, CARS)
+    actuators = batch.actuators()
+    batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT, actuators=actuators)
+    actuators.reset(np.array([1, 3]), np.zeros(actuators.target.shape[1]))
+    again = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT,
+                          actuators=actuators)
+    fresh = batch.rollout(starts(config), steer, drive, brake, handbrake, dt=DT)
+    np.testing.assert_array_equal(again.states[[1, 3]], fresh.states[[1, 3]])
+    assert not np.array_equal(again.states[0], fresh.states[0])
+
+
+def test_a_car_with_actuators_in_driver_mode_is_the_single_car_bit_for_bit():
+    from rally_sim.physics.drivetrain import AUTOMATIC
+    config = vehicle('rwd_gravel').with_overrides(
+        {'actuation.drive.delay_s': 0.05, 'actuation.drive.time_constant_s': 0.1,
+         'actuation.brake.dead_band': 0.1, 'actuation.steer.delay_s': 0.1})
+    rng = np.random.default_rng(6)
+    steer = rng.uniform(-0.3, 0.3, (CARS, HORIZON))
+    throttle = rng.uniform(0.0, 1.0, (CARS, HORIZON))
+    pedal = np.where(np.arange(HORIZON) > 20, 0.3, 0.0) * np.ones((CARS, 1))
+    gear = np.full((CARS, HORIZON), AUTOMATIC)
+    states = starts(config)
+    result = Batch(config, CARS).rollout_driver(states, steer, throttle, pedal, gear=gear,
+                                                dt=DT)
+    assert result.valid.all()
+    for i in range(CARS):
+        car = Vehicle(config)
+        car.reset()
+        car.state[:] = states[i]
+        car.work.refresh_jacobian()
+        expected, tyres, _ = car.run_driver(steer[i], np.zeros(HORIZON), throttle[i], pedal[i],
+                                            np.zeros(HORIZON), gear[i], np.full(HORIZON, DT))
+        np.testing.assert_array_equal(result.states[i], expected)
+        np.testing.assert_array_equal(result.tyres[i], tyres)
+
+
+def test_actuators_that_the_batch_cannot_share_or_lanes_cannot_run_are_refused_by_name():
+    config = vehicle('volvo_v40_document').with_overrides({'actuation.steer.delay_s': 0.2})
+    with pytest.raises(ConfigError, match=r"per_car\['actuation.steer.delay_s'\]: the cars "
+                       "of a batch share the vehicle's actuation: section"):
+        Batch(config, 2, per_car={'actuation.steer.delay_s': [0.1, 0.2]})
+    batch = Batch(config, 2)
+    with pytest.raises(ValueError, match='an actuation: section of nothing but steering'):
+        batch.rollout(np.zeros((2, STATE_SIZE)), np.zeros((2, 3)), np.zeros((2, 3, 4)),
+                      dt=DT, tyres=False, lanes=True)
+    with pytest.raises(ValueError, match='actuators are of 3 cars; expected 2'):
+        batch.rollout(np.zeros((2, STATE_SIZE)), np.zeros((2, 3)), np.zeros((2, 3, 4)),
+                      dt=DT, actuators=Batch(config, 3).actuators())
     lagged = vehicle('volvo_v40').with_overrides({'actuation.steer.time_constant_s': 0.1})
-    Batch(lagged, 2)        # the steer's lag and rate limit are the kernel's: modelled
+    assert Batch(lagged, 2).actuators() is None     # the kernel's own steering lag
