@@ -119,7 +119,13 @@ class Outputs:
         for publisher, make, marker in self.outputs:
             if self._wanted(publisher) and (markers or not marker):
                 publisher.publish(make(now_ns))
-        return self.publish_measurements(self.sensors.measure_now(now_ns, self.vehicle))
+        wanted = [name for name in self.sensors.with_outputs
+                  if self._wanted(self.sensor_publishers[name])]
+        odometry = self.publish_measurements(self.sensors.measure_now(now_ns, self.vehicle,
+                                                                      wanted))
+        if 'odometry' in self.sensors.with_outputs:     # the state, even with nobody to read it
+            odometry = self.last_odometry_ns = now_ns
+        return odometry
 
     def publish_measurements(self, measurements: Iterable[Measurement]) -> Optional[int]:
         """Publish delivered measurements; return the stamp of the odometry among them."""

@@ -19,7 +19,7 @@ channels run or at what rates.
 from collections import deque
 from dataclasses import dataclass
 import math
-from typing import Deque, Dict, List, Optional, Tuple
+from typing import Deque, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
@@ -198,11 +198,11 @@ class Sensors:
                 channel.measure(step, truth(name, vehicle), omega)
                 self._next_event = False
 
-    def measure_now(self, now_ns: int, vehicle) -> List[Measurement]:
-        """Return the channels measured with the outputs (with_outputs): the truth, now."""
+    def measure_now(self, now_ns: int, vehicle, names: Iterable[str]) -> List[Measurement]:
+        """Return channels measured with the outputs (of with_outputs, `names`): the truth, now."""
         return [Measurement(name, now_ns, truth(name, vehicle),
                             dict.fromkeys(QUANTITIES[name], 0.0), True)
-                for name in self.with_outputs]
+                for name in names]
 
     def delivered(self, step: int) -> List[Measurement]:
         """Return the measurements due by `step`, in channel order, oldest first."""

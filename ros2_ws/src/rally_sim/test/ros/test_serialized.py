@@ -77,7 +77,7 @@ def test_outputs_decode_to_the_vehicle_state():
     out = OutputMessages(car, frames)
     measured = MeasurementMessages(car, frames)
     sensors = Sensors(load_profile('ideal'), 0, 1_000_000, 10_000_000)
-    odometry, imu = sensors.measure_now(2_500_000_000, car)
+    odometry, imu = sensors.measure_now(2_500_000_000, car, sensors.with_outputs)
     odom = deserialize_message(measured.odometry(odometry), Odometry)
     assert odom.header.frame_id == 'car1/odom' and odom.child_frame_id == 'car1/base_link'
     assert (odom.header.stamp.sec, odom.header.stamp.nanosec) == (2, 500_000_000)
@@ -109,8 +109,8 @@ def test_ideal_sensors_publish_the_ground_truth_messages_of_before():
     car.set_command(Command(steer_rad=0.2, drive_torque_n_m=[0.0, 0.0, 400.0, 400.0]))
     car.advance(700, 0.001)
     measured = MeasurementMessages(car, Frames('', 'odom', 'base_link'))
-    odometry, imu = Sensors(load_profile('ideal'), 0, 1_000_000, 10_000_000).measure_now(
-        700_000_000, car)
+    sensors = Sensors(load_profile('ideal'), 0, 1_000_000, 10_000_000)
+    odometry, imu = sensors.measure_now(700_000_000, car, sensors.with_outputs)
     s = car.state
     z, pitch, roll = car.ground()
     w, x, y, qz = euler2quat(roll, pitch, s[YAW], 'sxyz')

@@ -72,7 +72,7 @@ def test_ideal_is_the_truth_whenever_the_state_is_published():
     assert sensors.next_event() is None
     car = Vehicle(vehicle('volvo_v40'))
     car.reset(vx=8.0, yaw=0.3)
-    odometry, imu = sensors.measure_now(123_000_000, car)
+    odometry, imu = sensors.measure_now(123_000_000, car, sensors.with_outputs)
     assert odometry.stamp_ns == 123_000_000 and odometry.exact
     assert odometry.values['yaw'][0] == 0.3 and odometry.values['velocity'][0] == 8.0
 
