@@ -27,7 +27,8 @@ CORE_REQUIRES = ['numpy==2.2.6', 'numba==0.68.1', 'PyYAML==6.0.3', 'gymnasium==1
 # The vehicle, stage and scenario files the core reads, as package data
 # (rally_sim/data in a wheel; config/ in the source tree and the ament share folder).
 DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',
-                           'stages/*.png', 'scenarios/*.yaml', 'sensors/*.yaml']}
+                           'stages/*.png', 'scenarios/*.yaml', 'sensors/*.yaml',
+                           'campaigns/*.yaml']}
 
 setup(
     name=PACKAGE,
@@ -53,6 +54,7 @@ setup(
             'drift_controller = rally_sim.ros.drift_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
             'rally_sim_replay = rally_sim.replay:main',
+            'rally_sim_campaign = rally_sim.campaign.__main__:main',
         ],
     },
 )

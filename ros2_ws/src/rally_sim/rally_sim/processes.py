@@ -1,8 +1,11 @@
-"""Start the simulator and controllers as processes, and stop them cleanly."""
+"""Start the simulator and controllers as processes, stop them, and find what they left."""
 
+import glob
+import os
 import signal
 import subprocess
-from typing import Iterable, List
+import time
+from typing import Callable, Iterable, List, Set
 
 
 def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
@@ -20,21 +23,112 @@ def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, process_group=0)
 
 
-def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> None:
+def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0,
+             while_waiting: Callable[[], None] = None) -> None:
     """
     Stop processes with SIGTERM, killing any that hang.
 
     A node (ours, or any rclpy node) takes SIGTERM as Ctrl-C: it shuts DDS
     down cleanly and exits. One still starting, before it handles signals,
     ends silently (SIGINT would print a KeyboardInterrupt traceback there).
+    while_waiting: called again and again until they exit (a caller's
+    executor, so that its subscriptions take what the stopping nodes flush).
     """
     processes = list(processes)
     for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
     for process in processes:
+        while while_waiting is not None and process.poll() is None \
+                and time.monotonic() < deadline:
+            while_waiting()
         try:
-            process.wait(timeout=timeout_s)
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def tagged_processes(variable: str, value: str) -> List[int]:
+    """Return the ids of live processes whose environment sets `variable` to `value`."""
+    found = []
+    marker = f'{variable}={value}'.encode()
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/environ', 'rb') as environ:
+                tagged = marker in environ.read().split(b'\0')
+            with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
+                zombie = stat.read().rsplit(')', 1)[1].split()[0] == 'Z'
+        except OSError:     # gone meanwhile, or not ours to read
+            continue
+        if tagged and not zombie:
+            found.append(int(entry))
+    return found
+
+
+def kill_tagged(variable: str, value: str) -> List[int]:
+    """SIGKILL every live process tagged so (children inherit the tag); return their ids."""
+    pids = [pid for pid in tagged_processes(variable, value) if pid != os.getpid()]
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:     # gone meanwhile
+            pass
+    return pids
+
+
+SHM_PATTERNS = ('/dev/shm/fastdds_*', '/dev/shm/sem.fastdds_*')
+"""Fast DDS's shared-memory segments, their lock files and their port mutexes."""
+
+
+def shm_segments() -> Set[str]:
+    """Return the Fast DDS shared-memory files present now."""
+    return {path for pattern in SHM_PATTERNS for path in glob.glob(pattern)}
+
+
+def shm_in_use() -> Set[str]:
+    """Return the /dev/shm files some live process maps or holds open."""
+    used = set()
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/maps', encoding='utf-8', errors='replace') as maps:
+                used.update(line.split()[-1] for line in maps if '/dev/shm/' in line)
+            for fd in os.listdir(f'/proc/{entry}/fd'):
+                used.add(os.readlink(f'/proc/{entry}/fd/{fd}'))
+        except OSError:     # gone meanwhile
+            continue
+    return used
+
+
+def leaked_shm_segments(before: Set[str]) -> Set[str]:
+    """
+    Return the Fast DDS files made since `before` that no live process uses.
+
+    A segment left behind by a process that exited is used by nobody; one
+    that another DDS program on the machine (a concurrent test run, a user's
+    simulator) still maps is not a leak of ours.
+    """
+    new = shm_segments() - before
+    return new - shm_in_use() if new else new
+
+
+SHM_SETTLE_S = 2.0
+"""A segment younger than this may belong to a process still starting: it is left."""
+
+
+def remove_leaked_shm(before: Set[str]) -> List[str]:
+    """Remove the Fast DDS files made since `before` that nobody uses (a killed run's)."""
+    removed = []
+    for path in sorted(leaked_shm_segments(before)):
+        try:
+            if time.time() - os.stat(path).st_mtime >= SHM_SETTLE_S:
+                os.remove(path)
+                removed.append(path)
+        except OSError:     # gone meanwhile
+            continue
+    return removed

@@ -54,9 +54,11 @@ KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'control
         'initial_speed_m_s': (int, float), 'duration_s': (int, float),
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
         'settle_s': (int, float), 'thresholds': dict}
-OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {})}
+OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
+            'vehicle_overrides': (dict, {})}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
+INITIAL_SPEED_LIMIT_M_S = 100.0
 METRICS = {
     'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
              'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
@@ -94,7 +96,12 @@ def load_scenario(name: str) -> Dict[str, Any]:
         raise ScenarioError(f'cannot read scenario {name}: {error}') from None
     if not isinstance(spec, dict):
         raise ScenarioError(f'{path}: a scenario is a mapping of keys')
-    unknown = sorted(set(spec) - set(KEYS) - set(OPTIONAL))
+    return check_scenario(spec, path)
+
+
+def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
+    """Check a scenario's keys and values (ScenarioError naming `path` and the key)."""
+    unknown = sorted(set(spec) - set(KEYS) - set(OPTIONAL) - {'file'})
     missing = sorted(set(KEYS) - set(spec))
     if unknown or missing:
         raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
@@ -120,6 +127,10 @@ def load_scenario(name: str) -> Dict[str, Any]:
     if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
         raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
                             "'duration_s' positive")
+    if not abs(spec['initial_speed_m_s']) <= INITIAL_SPEED_LIMIT_M_S:
+        raise ScenarioError(f"{path}: key 'initial_speed_m_s' = {spec['initial_speed_m_s']!r} "
+                            f'must be in [-{INITIAL_SPEED_LIMIT_M_S:g}, '
+                            f"{INITIAL_SPEED_LIMIT_M_S:g}] m/s (the node's initial_speed)")
     if spec['metrics'] not in METRICS:
         raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
     known = METRICS[spec['metrics']]
@@ -143,10 +154,16 @@ def _check_sensors(spec: Dict[str, Any], path: str) -> None:
     if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
         raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
                             f'[0, {MAX_SEED}] or random')
+    from .physics import load_vehicle
+    config = load_vehicle(vehicle_path(spec['vehicle']))
     try:
-        vehicle_config(spec)
+        config = config.with_overrides(actuation_overrides(spec))
     except ConfigError as error:
         raise ScenarioError(f"{path}: key 'actuation': {error}") from None
+    try:
+        config.with_overrides(spec['vehicle_overrides'])
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'vehicle_overrides': {error}") from None
 
 
 def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
@@ -159,29 +176,37 @@ def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
     return flat
 
 
+def vehicle_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Return every dotted vehicle-file key the scenario sets: vehicle_overrides, actuation."""
+    return {**spec['vehicle_overrides'], **actuation_overrides(spec)}
+
+
 def vehicle_config(spec: Dict[str, Any]):
-    """Return the scenario's vehicle with its actuation overrides (ConfigError if bad)."""
+    """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
     from .physics import load_vehicle
-    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(
-        actuation_overrides(spec))
+    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(vehicle_overrides(spec))
 
 
 def vehicle_file(spec: Dict[str, Any], folder: str) -> str:
-    """Return the vehicle file the simulator loads: the preset's, or one with the actuation."""
+    """Return the vehicle file the simulator loads: the preset's, or one with the overrides."""
     source = vehicle_path(spec['vehicle'])
-    if not spec['actuation']:
+    overrides = vehicle_overrides(spec)
+    if not overrides:
         return source
     with open(source, encoding='utf-8') as stream:
         tree = yaml.safe_load(stream)
-    tree.setdefault('actuation', {})
-    for actuator, keys in spec['actuation'].items():
-        tree['actuation'].setdefault(actuator, {}).update(keys)
+    for key, value in overrides.items():
+        *parents, leaf = key.split('.')
+        branch = tree
+        for parent in parents:
+            branch = branch.setdefault(parent, {})
+        branch[leaf] = value
     for new, old in STEER_ALIASES.items():     # the older name of a setting given anew
-        if new in actuation_overrides(spec):
+        if new in overrides and old not in overrides:
             tree.get('steering', {}).pop(old.split('.')[1], None)
     path = os.path.join(folder, 'vehicle.yaml')
     with open(path, 'w', encoding='utf-8') as out:
-        out.write(f"# {spec['vehicle']} with the scenario's actuation (written by the runner)\n")
+        out.write(f"# {spec['vehicle']} with the scenario's overrides (written by the runner)\n")
         yaml.safe_dump(tree, out, sort_keys=False)
     return path
 
@@ -368,6 +393,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> L
             '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
             '-p', f'sync_observers:=[{RUNNER_NODE}]',
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
+            '-p', 'shutdown_flush_s:=0.0',      # the runner has every state it needs
             '-p', f'vehicle:={vehicle_file(spec, folder)}',
             '-p', f"sensors:={spec['sensors']}", '-p', f"seed:={spec['seed_in_use']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
@@ -438,7 +464,9 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         wall = time.monotonic() - wall_start
         loop_wall = time.monotonic() - answered
     finally:
-        stop_all(processes)
+        # The runner spins meanwhile: its recorder takes what is still on its way.
+        stop_all(processes, while_waiting=None if observer is None else (
+            lambda: observer.executor.spin_once(timeout_sec=0.01)))
         if observer is not None:
             if observer.recorder is not None:
                 observer.recorder.drain(lambda: observer.executor.spin_once(timeout_sec=0.05))
@@ -578,6 +606,31 @@ def plot_report(spec, result, series, path_png: str) -> None:
     plt.close(fig)
 
 
+def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None):
+    """
+    Run a checked scenario (seed_in_use set) into `folder`; write and return its report.
+
+    Returns (report, the run's result, the metrics' time series).
+    RuntimeError: the run failed (its message says how; logs in folder).
+    """
+    result = run(spec, folder, stop, record)
+    evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
+    verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
+    simulated = evaluated['series']['t'][-1]
+    report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
+              'stage': spec['stage'], 'controller': spec['controller'],
+              'sensors': spec['sensors'], 'seed': spec['seed_in_use'],
+              'actuation': spec['actuation'], 'vehicle_overrides': spec['vehicle_overrides'],
+              'simulated_s': simulated, 'wall_s': result['wall_s'],
+              'real_time_factor': simulated / result['wall_s'],
+              'loop_wall_s': result['loop_wall_s'],
+              'loop_real_time_factor': simulated / result['loop_wall_s'],
+              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
+    with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
+        json.dump(report, out, indent=2, default=str)
+    return report, result, evaluated['series']
+
+
 def main(argv=None, stop: StopRequest = None) -> int:
     """
     Run a scenario; exit 0 when every threshold passes, 1 when one fails, 2 on bad input.
@@ -611,26 +664,13 @@ def main(argv=None, stop: StopRequest = None) -> int:
           f"{spec['control_period_s']:g} s; sensors {spec['sensors']}, seed "
           f"{spec['seed_in_use']}{drawn}" + (f'; actuation {actuation}' if actuation else ''))
     try:
-        result = run(spec, folder, stop, args.record)
+        report, result, series = execute(spec, folder, stop, args.record)
     except RuntimeError as error:
         print(f'error: {error}; logs in {folder}', file=sys.stderr)
         return 1
-    evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
-    verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
-    simulated = evaluated['series']['t'][-1]
-    report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
-              'stage': spec['stage'], 'controller': spec['controller'],
-              'sensors': spec['sensors'], 'seed': spec['seed_in_use'],
-              'actuation': spec['actuation'],
-              'simulated_s': simulated, 'wall_s': result['wall_s'],
-              'real_time_factor': simulated / result['wall_s'],
-              'loop_wall_s': result['loop_wall_s'],
-              'loop_real_time_factor': simulated / result['loop_wall_s'],
-              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
-    with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
-        json.dump(report, out, indent=2, default=str)
-    plot_report(spec, result, evaluated['series'], os.path.join(folder, 'report.png'))
-    for metric, value in evaluated['metrics'].items():
+    plot_report(spec, result, series, os.path.join(folder, 'report.png'))
+    verdicts, passed, simulated = report['thresholds'], report['passed'], report['simulated_s']
+    for metric, value in report['metrics'].items():
         verdict = verdicts.get(metric)
         bound = '' if verdict is None else (
             f"  [{'PASS' if verdict['passed'] else 'FAIL'}: "

@@ -90,6 +90,10 @@ SPECS: Dict[str, Spec] = {
     'command_timeout_s': Spec(0.5, 'simulated seconds without a command before the '
                               'watchdog cuts drive and brakes, 0: never', 0.0, 3600.0,
                               live=True),
+    'shutdown_flush_s': Spec(2.0, 'wall seconds the node waits at shutdown for its subscribers '
+                             'to acknowledge what it published (Fast DDS acknowledges on its '
+                             'heartbeat, every 3 s; a bag recorder gets the last messages), 0: '
+                             'none', 0.0, 10.0),
     'timeout_brake_torque_n_m': Spec(1000.0, 'brake torque per wheel applied by the watchdog',
                                      0.0, 100000.0, live=True),
     'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105); in a namespace NS, '

@@ -357,9 +357,9 @@ class SimulatorNode(Node):
         """Return simulated time [s]."""
         return self.sim_steps * self.step_ns / 1e9
 
-    def flush(self, timeout_s: float = 2.0) -> None:
-        """Wait until every subscriber has what was published (called before shutdown)."""
-        self.outputs.flush(timeout_s)
+    def flush(self) -> None:
+        """Wait, at most shutdown_flush_s, until every subscriber has what was published."""
+        self.outputs.flush(self.settings['shutdown_flush_s'])
         self.get_logger().info(f'stopped at simulated time {self.stamp_s():.3f} s')
 
     def _at_step(self, publish: bool, markers: bool = False) -> bool:

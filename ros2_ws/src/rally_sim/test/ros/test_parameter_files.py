@@ -22,7 +22,8 @@ NON_DEFAULT = {
     'sync_observers': ['recorder'],
     'sync_timeout_s': 12.5, 'real_time_factor': 2.0, 'max_catch_up_s': 0.25,
     'publish_clock': False, 'command_mode': 'driver', 'command_timeout_s': 0.0,
-    'timeout_brake_torque_n_m': 250.0, 'odom_frame': 'world_odom', 'base_frame': 'chassis',
+    'timeout_brake_torque_n_m': 250.0, 'shutdown_flush_s': 0.5, 'odom_frame': 'world_odom',
+    'base_frame': 'chassis',
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
     'sensors': 'typical', 'seed': 4711, 'tf_source': 'none'}
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""

@@ -1,13 +1,13 @@
 """Start and stop ROS processes for tests, and wait on ROS events."""
 
-import glob
 import os
 import signal
 import subprocess
 import sys
 import time
-from typing import Callable, Dict, Iterable, List, Set
+from typing import Callable, Dict, Iterable, List
 
+from rally_sim import processes
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
@@ -39,57 +39,11 @@ def tagged_environment(tag: str) -> Dict[str, str]:
 
 def tagged_processes(tag: str) -> List[int]:
     """Return the ids of live processes whose environment carries `tag` (zombies excluded)."""
-    found = []
-    marker = f'{TAG}={tag}'.encode()
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/environ', 'rb') as environ:
-                tagged = marker in environ.read().split(b'\0')
-            with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
-                zombie = stat.read().rsplit(')', 1)[1].split()[0] == 'Z'
-        except OSError:     # gone meanwhile, or not ours to read
-            continue
-        if tagged and not zombie:
-            found.append(int(entry))
-    return found
+    return processes.tagged_processes(TAG, tag)
 
 
-SHM_PATTERN = '/dev/shm/fastdds_*'
-
-
-def shm_segments() -> Set[str]:
-    """Return the Fast DDS shared-memory files present now."""
-    return set(glob.glob(SHM_PATTERN))
-
-
-def _shm_in_use() -> Set[str]:
-    """Return the /dev/shm files some live process maps or holds open."""
-    used = set()
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/maps', encoding='utf-8', errors='replace') as maps:
-                used.update(line.split()[-1] for line in maps if '/dev/shm/' in line)
-            for fd in os.listdir(f'/proc/{entry}/fd'):
-                used.add(os.readlink(f'/proc/{entry}/fd/{fd}'))
-        except OSError:     # gone meanwhile
-            continue
-    return used
-
-
-def leaked_shm_segments(before: Set[str]) -> Set[str]:
-    """
-    Return the Fast DDS files made since `before` that no live process uses.
-
-    A segment left behind by a process that exited is used by nobody; one
-    that another DDS program on the machine (a concurrent test run, a user's
-    simulator) still maps is not a leak of ours.
-    """
-    new = shm_segments() - before
-    return new - _shm_in_use() if new else new
+shm_segments = processes.shm_segments
+leaked_shm_segments = processes.leaked_shm_segments
 
 
 def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:

@@ -1,0 +1,129 @@
+"""
+The campaign's table: one row per run, written whole as each run finishes.
+
+DIR/results.csv and DIR/results.parquet (pyarrow) are replaced atomically
+(written beside, then renamed), so a crash or Ctrl-C leaves the last table
+whole and loses no finished run. Rows are in run order, so a resumed
+campaign's table is the uninterrupted one's. Columns: run_id, the
+campaign's parameters, repeat, seed, passed, the scenario's metrics,
+simulated_s, wall_s, attempts, error, folder, key (what --resume matches).
+"""
+
+import csv
+import json
+import math
+import os
+from typing import Any, Dict, List
+
+from .spec import Campaign, Run
+from ..scenario_runner import METRICS
+
+TAIL = ['simulated_s', 'wall_s', 'attempts', 'error', 'folder', 'key']
+
+
+class ResultTable:
+    """The rows so far, and where they are written."""
+
+    def __init__(self, campaign: Campaign, folder: str):
+        """Start an empty table for `campaign` in `folder`."""
+        self.folder = folder
+        self.parameters = campaign.parameters
+        self.metrics = list(METRICS[campaign.metrics])
+        self.columns = (['run_id'] + self.parameters + ['repeat', 'seed', 'passed']
+                        + self.metrics + TAIL)
+        self._types = {name: _column_type([run.params.get(name) for run in campaign.runs])
+                       for name in self.parameters}
+        self.rows: Dict[str, Dict[str, Any]] = {}
+
+    @property
+    def csv_path(self) -> str:
+        """Return the CSV file's path."""
+        return os.path.join(self.folder, 'results.csv')
+
+    @property
+    def parquet_path(self) -> str:
+        """Return the Parquet file's path."""
+        return os.path.join(self.folder, 'results.parquet')
+
+    def resume(self) -> int:
+        """Take the rows of an earlier table in the folder; return how many."""
+        if not os.path.isfile(self.parquet_path):
+            return 0
+        import pyarrow.parquet as pq
+        for row in pq.read_table(self.parquet_path).to_pylist():
+            self.rows[row['key']] = row
+        return len(self.rows)
+
+    def done(self, run: Run) -> bool:
+        """Return whether the table has `run` already."""
+        return run.key in self.rows
+
+    def add(self, run: Run, result: Dict[str, Any]) -> Dict[str, Any]:
+        """Add a finished run's row and write the table; return the row."""
+        row: Dict[str, Any] = {'run_id': run.run_id}
+        row.update({name: run.params.get(name) for name in self.parameters})
+        row.update(repeat=run.repeat, seed=run.seed, passed=bool(result['passed']))
+        row.update({m: float(result['metrics'].get(m, math.nan)) for m in self.metrics})
+        row.update(simulated_s=float(result['simulated_s']), wall_s=float(result['wall_s']),
+                   attempts=int(result.get('attempts', 1)), error=result['error'],
+                   folder=result.get('folder', ''), key=run.key)
+        self.rows[run.key] = row
+        self.write()
+        return row
+
+    def ordered(self) -> List[Dict[str, Any]]:
+        """Return the rows in run order."""
+        return sorted(self.rows.values(), key=lambda row: row['run_id'])
+
+    def write(self) -> None:
+        """Write both files whole, each replacing the last atomically."""
+        rows = self.ordered()
+        os.makedirs(self.folder, exist_ok=True)
+        _replace(self.csv_path, lambda path: self._write_csv(path, rows))
+        _replace(self.parquet_path, lambda path: self._write_parquet(path, rows))
+
+    def _write_csv(self, path: str, rows: List[Dict[str, Any]]) -> None:
+        with open(path, 'w', encoding='utf-8', newline='') as out:
+            writer = csv.DictWriter(out, self.columns)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def _write_parquet(self, path: str, rows: List[Dict[str, Any]]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        types = {'run_id': pa.string(), 'repeat': pa.int64(), 'seed': pa.int64(),
+                 'passed': pa.bool_(), 'attempts': pa.int64(), 'error': pa.string(),
+                 'folder': pa.string(), 'key': pa.string(),
+                 **{m: pa.float64() for m in self.metrics + ['simulated_s', 'wall_s']},
+                 **{name: getattr(pa, kind)() for name, kind in self._types.items()}}
+        schema = pa.schema([(name, types[name]) for name in self.columns])
+        columns = {name: [_typed(row[name], self._types.get(name)) for row in rows]
+                   for name in self.columns}
+        pq.write_table(pa.table(columns, schema=schema), path)
+
+
+def _column_type(values: List[Any]) -> str:
+    """Return the pyarrow type name of a parameter column: int64, float64 or string."""
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return 'int64'
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in present):
+        return 'float64'
+    return 'string'
+
+
+def _typed(value: Any, kind: str) -> Any:
+    """Return a parameter value as its column holds it (strings: as YAML wrote them)."""
+    if kind == 'string' and value is not None and not isinstance(value, str):
+        return json.dumps(value)
+    if kind == 'float64' and value is not None:
+        return float(value)
+    return value
+
+
+def _replace(path: str, write) -> None:
+    """Write a file beside `path` with write(temporary path), then rename it over `path`."""
+    temporary = f'{path}.partial'
+    write(temporary)
+    os.replace(temporary, path)

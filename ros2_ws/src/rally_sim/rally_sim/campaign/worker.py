@@ -1,0 +1,56 @@
+"""
+A campaign worker: scenario runs one after another, in the ROS domain it was given.
+
+    python -m rally_sim.campaign.worker
+
+Reads one task per line on stdin (JSON: run_id, spec, folder), runs it as
+`./rally scenario` runs a scenario (scenario_runner.execute: simulator and
+controller processes in synchronous mode) and writes one result per line on
+stdout. Long-lived, so a run costs its own processes' start-up only, not
+this one's imports. A signal ends the run in progress cleanly and the worker.
+"""
+
+import json
+import os
+import sys
+import time
+from typing import Any, Dict
+
+from ..entry import Stopped, stopped_status, StopRequest
+
+
+def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
+    """Run one task; return its result (error: why it failed, '' if it ran)."""
+    from ..scenario_runner import execute
+    os.makedirs(task['folder'], exist_ok=True)
+    start = time.monotonic()
+    result = {'run_id': task['run_id'], 'folder': task['folder'], 'passed': False,
+              'metrics': {}, 'simulated_s': 0.0, 'error': ''}
+    try:
+        report, _, _ = execute(task['spec'], task['folder'], stop)
+        result.update(passed=report['passed'], metrics=report['metrics'],
+                      simulated_s=report['simulated_s'])
+    except RuntimeError as error:
+        result['error'] = str(error)
+    except Exception as error:      # noqa: B902  a run's own failure, not the campaign's
+        result['error'] = f'{type(error).__name__}: {error}'
+    result['wall_s'] = time.monotonic() - start
+    return result
+
+
+def main() -> int:
+    """Serve tasks until stdin closes or a signal comes."""
+    stop = StopRequest(tool=True)
+    from .. import scenario_runner  # noqa: F401  the heavy imports, once
+    try:
+        for line in sys.stdin:
+            if stop.requested:
+                break
+            print(json.dumps(execute_task(json.loads(line), stop)), flush=True)
+    except Stopped as stopped:
+        return stopped_status(stopped.number)
+    return stopped_status(stop.number) if stop.requested else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
