@@ -1,5 +1,6 @@
 """Start the simulator and controllers as processes, stop them, and find what they left."""
 
+import fcntl
 import glob
 import os
 import signal
@@ -69,7 +70,7 @@ def tagged_processes(variable: str, value: str) -> List[int]:
     return found
 
 
-def kill_tagged(variable: str, value: str) -> List[int]:
+def kill_tagged(variable: str, value: str, timeout_s: float = 5.0) -> List[int]:
     """SIGKILL every live process tagged so (children inherit the tag); return their ids."""
     pids = [pid for pid in tagged_processes(variable, value) if pid != os.getpid()]
     for pid in pids:
@@ -77,6 +78,9 @@ def kill_tagged(variable: str, value: str) -> List[int]:
             os.kill(pid, signal.SIGKILL)
         except OSError:     # gone meanwhile
             pass
+    deadline = time.monotonic() + timeout_s
+    while tagged_processes(variable, value) and time.monotonic() < deadline:
+        time.sleep(0.01)
     return pids
 
 
@@ -117,18 +121,39 @@ def leaked_shm_segments(before: Set[str]) -> Set[str]:
     return new - shm_in_use() if new else new
 
 
-SHM_SETTLE_S = 2.0
-"""A segment younger than this may belong to a process still starting: it is left."""
+SHM_AGE_S = 1.0
+"""A segment younger than this is left alone: its process may be about to lock it."""
 
 
-def remove_leaked_shm(before: Set[str]) -> List[str]:
-    """Remove the Fast DDS files made since `before` that nobody uses (a killed run's)."""
+def remove_dead_shm(since: float = 0.0) -> List[str]:
+    """
+    Remove the Fast DDS segments made after `since` (epoch s) whose every user died.
+
+    Fast DDS holds a lock (flock) on a segment's `_el` file while a process
+    uses it; a free lock is a segment that a killed process could not
+    remove (`fastdds shm clean` tells them so). Returns the files removed.
+    """
     removed = []
-    for path in sorted(leaked_shm_segments(before)):
+    now = time.time()
+    for lock_path in glob.glob('/dev/shm/fastdds_*_el'):
+        segment = lock_path[:-len('_el')]
         try:
-            if time.time() - os.stat(path).st_mtime >= SHM_SETTLE_S:
-                os.remove(path)
-                removed.append(path)
+            made = os.stat(lock_path).st_mtime
+            if not since <= made <= now - SHM_AGE_S:
+                continue
+            fd = os.open(lock_path, os.O_RDWR)
         except OSError:     # gone meanwhile
             continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:     # held: in use
+            os.close(fd)
+            continue
+        name = os.path.basename(segment)
+        mutex = f'/dev/shm/sem.{name}_mutex' if name.startswith('fastdds_port') else None
+        for path in (segment, mutex, lock_path):
+            if path is not None and os.path.exists(path):
+                os.remove(path)
+                removed.append(path)
+        os.close(fd)
     return removed

@@ -24,7 +24,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional
 
 from .domains import DomainLease, lease
 from ..entry import StopRequest
-from ..processes import kill_tagged, remove_leaked_shm, shm_segments
+from ..processes import kill_tagged, remove_dead_shm, SHM_AGE_S
 
 TAG = 'RALLY_SIM_CAMPAIGN_WORKER'
 """Environment variable marking a worker's processes (its runs' inherit it)."""
@@ -77,12 +77,9 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and every process of its runs."""
-        try:
-            self.process.kill()
-        except OSError:
-            pass
+        kill_tagged(TAG, self.tag)      # the worker carries the tag too
+        self.process.kill()
         self.process.wait()
-        kill_tagged(TAG, self.tag)
 
 
 class LocalPool:
@@ -94,7 +91,8 @@ class LocalPool:
         self.log_folder = log_folder
         self.stop = stop
         self.tag_base = f'{os.getpid()}'
-        self.segments_before = shm_segments()
+        self.started = time.time()
+        self.last_kill = None
 
     def run(self, tasks: List[Task], timeout_s: float,
             finished: Callable[[Task, Dict[str, Any]], None]) -> bool:
@@ -163,9 +161,10 @@ class LocalPool:
         """Kill a worker (and its runs), clean up, start another; retry or fail its task."""
         selector.unregister(worker.process.stdout)
         worker.kill()
+        self.last_kill = time.time()
+        remove_dead_shm(self.started)
         worker.process.stdout.close()
         worker.process.stdin.close()
-        remove_leaked_shm(self.segments_before)
         task = worker.task
         workers[workers.index(worker)] = self._start(worker.index, selector, worker.domain)
         if task is None:
@@ -198,7 +197,9 @@ class LocalPool:
             worker.process.stdout.close()
             worker.domain.release()
         selector.close()
-        remove_leaked_shm(self.segments_before)
+        if self.last_kill is not None:     # what the last killed run left, once old enough
+            time.sleep(max(0.0, self.last_kill + SHM_AGE_S + 0.05 - time.time()))
+            remove_dead_shm(self.started)
 
 
 def _exit_reason(process: subprocess.Popen) -> str:

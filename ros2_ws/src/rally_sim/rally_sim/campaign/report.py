@@ -74,12 +74,17 @@ def summary(rows: List[Dict[str, Any]], parameters: Sequence[str], thresholds) -
         lines.append(f'  pass rate by {parameter}: ' + ', '.join(cells))
     lines.append('worst runs:')
     for row in worst_runs(rows, thresholds):
+        failed = [m for m, bound in thresholds.items() if not _within(row[m], bound)]
         what = row['error'] or ', '.join(
-            f'{m} {row[m]:.3g}' for m in thresholds if m in row)
+            f'{m} {row[m]:.3g}' for m in (failed or thresholds))
         params = ', '.join(f'{p}={_label(row[p])}' for p in parameters)
         lines.append(f"  {row['run_id']} {'PASS' if row['passed'] else 'FAIL'} ({params}): "
                      f"{what}; {row['folder']}")
     return '\n'.join(lines)
+
+
+def _within(value: float, bound: Dict[str, float]) -> bool:
+    return bound.get('min', -math.inf) <= value <= bound.get('max', math.inf)
 
 
 def _rate(passed: int, total: int) -> str:

@@ -41,6 +41,7 @@ from typing import Any, Dict, List
 import numpy as np
 import yaml
 
+from ..physics import ConfigError
 from ..resources import preset, shipped
 from ..scenario_runner import (
     check_scenario, KEYS, load_scenario, MAX_SEED, OPTIONAL, ScenarioError, vehicle_config)
@@ -272,7 +273,7 @@ def build(base: Dict[str, Any], params: Dict[str, Any], seed: int, where: str
             spec[head].setdefault(section, {})[leaf] = value
     spec['seed'] = seed
     try:
-        _scale(spec, params)
+        _scale(spec, params, where)
         spec = check_scenario(spec, where)
     except ScenarioError as error:
         raise CampaignError(str(error)) from None
@@ -280,20 +281,20 @@ def build(base: Dict[str, Any], params: Dict[str, Any], seed: int, where: str
     return spec
 
 
-def _scale(spec: Dict[str, Any], params: Dict[str, Any]) -> None:
+def _scale(spec: Dict[str, Any], params: Dict[str, Any], where: str) -> None:
     """Apply friction_scale and mass_scale to the vehicle's keys as the run has them."""
     scales = {key: params[key] for key in SHORTCUTS if key in params}
     if not scales:
         return
     try:
         config = vehicle_config(spec)
-    except Exception as error:       # ConfigError: named again by check_scenario below
-        raise ScenarioError(f'vehicle: {error}') from None
+    except ConfigError as error:
+        raise ScenarioError(f'{where}: {error}') from None
     for name, factor in scales.items():
         low, high = SCALE_RANGE
         if isinstance(factor, bool) or not isinstance(factor, (int, float)) \
                 or not low <= factor <= high:
-            raise ScenarioError(f"key '{name}' = {factor!r} must be a number in "
+            raise ScenarioError(f"{where}: key '{name}' = {factor!r} must be a number in "
                                 f'[{low:g}, {high:g}]')
         for key in SHORTCUTS[name]:
             spec['vehicle_overrides'][key] = float(config[key]) * factor

@@ -1,0 +1,166 @@
+"""
+./rally campaign end to end: real runs in parallel ROS domains.
+
+A killed worker, a timeout, Ctrl-C and --resume; every run's metrics as the
+scenario's alone.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+from support import ros_process
+from support.scenarios import short_scenario
+import yaml
+
+POINTS = [0.6, 1.0]
+"""friction_scale of the two runs: the short path_follow on a slippery and the real stage."""
+
+
+def campaign_file(tmp_path, name='campaign', **tree):
+    scenario = short_scenario(tmp_path, 'short')
+    path = tmp_path / f'{name}.yaml'
+    path.write_text(yaml.safe_dump({'scenario': str(scenario),
+                                    'matrix': {'friction_scale': POINTS}, **tree}))
+    return path
+
+
+def start(path, output, *extra, tag):
+    return subprocess.Popen([sys.executable, '-m', 'rally_sim.campaign', str(path),
+                             '--output', str(output), *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env=ros_process.tagged_environment(tag))
+
+
+def finish(process, timeout_s=600):
+    output, _ = process.communicate(timeout=timeout_s)
+    return process.returncode, output
+
+
+def table(output):
+    return pq.read_table(str(output / 'results.parquet')).to_pylist()
+
+
+def without_timing(rows):
+    return [{k: v for k, v in row.items() if k not in ('wall_s', 'folder', 'attempts')}
+            for row in rows]
+
+
+def run_span(folder):
+    """Return when a run's simulator logged first and when its report was written [epoch s]."""
+    first = (folder / 'simulator.log').read_text().split('] [', 2)[1]
+    return float(first.split(']')[0]), (folder / 'report.json').stat().st_mtime
+
+
+@pytest.fixture(scope='module')
+def uninterrupted(tmp_path_factory):
+    """Run the campaign whole on two workers (two domains at once): (folder, rows, output)."""
+    tmp_path = tmp_path_factory.mktemp('whole')
+    segments = ros_process.shm_segments()
+    code, output = finish(start(campaign_file(tmp_path), tmp_path / 'out', '--workers', '2',
+                                tag=str(tmp_path)))
+    assert code == 0, output
+    assert not ros_process.tagged_processes(str(tmp_path))
+    assert not ros_process.leaked_shm_segments(segments)
+    return tmp_path, table(tmp_path / 'out'), output
+
+
+def test_each_run_is_the_scenario_run_alone_bit_for_bit_in_domains_of_their_own(
+        uninterrupted, tmp_path):
+    folder, rows, output = uninterrupted
+    assert [row['friction_scale'] for row in rows] == POINTS
+    assert all(row['passed'] and row['error'] == '' and row['attempts'] == 1 for row in rows)
+    assert '2 runs: 2 passed, 0 failed, 0 could not run (100 % pass)' in output
+    assert (folder / 'out' / 'report.png').exists() and (folder / 'out' / 'results.csv').exists()
+    spans = [run_span(folder / 'out' / 'runs' / row['run_id'] / 'attempt-1') for row in rows]
+    assert spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]     # they ran at once
+    # The two ran at once, in two workers with the same topic names: had one message
+    # crossed, a runner would have judged the other's states, or a simulator taken
+    # the other's commands, and the metrics would not be the solo runs'.
+    for row in rows:
+        report = json.loads((folder / 'out' / 'runs' / row['run_id'] / 'attempt-1' /
+                             'report.json').read_text())
+        solo = short_scenario(tmp_path, f"solo{row['run_id']}", seed=row['seed'],
+                              vehicle_overrides=report['vehicle_overrides'])
+        result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(solo),
+                                 '--output', str(tmp_path / row['run_id'])],
+                                capture_output=True, text=True, timeout=300)
+        alone = json.loads(next((tmp_path / row['run_id']).glob('*/report.json')).read_text())
+        assert result.returncode == 0, result.stderr
+        assert alone['metrics'] == report['metrics']
+        assert all(row[m] == v for m, v in alone['metrics'].items())
+    assert rows[0]['cross_track_max_m'] != rows[1]['cross_track_max_m']     # two real runs
+
+
+def test_a_worker_killed_mid_run_costs_a_retry_and_the_table_is_complete(
+        uninterrupted, tmp_path):
+    segments = ros_process.shm_segments()
+    tag = str(tmp_path)
+    campaign = start(campaign_file(tmp_path), tmp_path / 'out', '--workers', '1', tag=tag)
+    worker = None
+    deadline = time.monotonic() + 120
+    while worker is None and time.monotonic() < deadline:
+        procs = {pid: open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\0')
+                 for pid in ros_process.tagged_processes(tag) if os.path.exists(f'/proc/{pid}')}
+        if any(b'rally_sim.ros.node' in args for args in procs.values()):     # mid-run
+            worker = next(pid for pid, args in procs.items()
+                          if b'rally_sim.campaign.worker' in args)
+        time.sleep(0.05)
+    assert worker is not None, 'no run started'
+    os.kill(worker, signal.SIGKILL)
+    code, output = finish(campaign)
+    assert code == 0, output
+    rows = table(tmp_path / 'out')
+    assert [row['attempts'] for row in rows] == [2, 1]
+    assert without_timing(rows) == without_timing(uninterrupted[1])
+    assert not ros_process.tagged_processes(tag)              # the dead worker's runs killed
+    assert not ros_process.leaked_shm_segments(segments)      # and their segments removed
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_resume_completes_the_same_table(
+        uninterrupted, tmp_path):
+    tag = str(tmp_path)
+    path = campaign_file(tmp_path)
+    campaign = start(path, tmp_path / 'out', '--workers', '1', tag=tag)
+    csv = tmp_path / 'out' / 'results.csv'
+    deadline = time.monotonic() + 120
+    while (not csv.exists() or len(csv.read_text().splitlines()) < 2) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    campaign.send_signal(signal.SIGINT)
+    code, output = finish(campaign)
+    assert code == 130, output
+    assert 'runs in' in output and '--resume continues' in output
+    kept = table(tmp_path / 'out')
+    assert 1 <= len(kept) <= 2
+    assert not ros_process.tagged_processes(tag)
+    refused, output = finish(start(path, tmp_path / 'out', tag=tag))
+    assert refused == 2 and '--resume to continue' in output
+    code, output = finish(start(path, tmp_path / 'out', '--resume', tag=tag))
+    assert code == 0, output
+    assert without_timing(table(tmp_path / 'out')) == without_timing(uninterrupted[1])
+
+
+def test_a_run_past_its_timeout_is_tried_twice_then_recorded_failed(tmp_path):
+    segments = ros_process.shm_segments()
+    path = campaign_file(tmp_path, matrix={'friction_scale': [1.0]}, timeout_s=0.5)
+    code, output = finish(start(path, tmp_path / 'out', tag=str(tmp_path)))
+    assert code == 1, output
+    row, = table(tmp_path / 'out')
+    assert row['error'] == 'timed out after 0.5 s' and row['attempts'] == 2
+    assert not row['passed']
+    assert 'could not run' in output
+    assert not ros_process.tagged_processes(str(tmp_path))
+    assert not ros_process.leaked_shm_segments(segments)
+
+
+def test_a_bad_campaign_exits_2_naming_the_key(tmp_path):
+    path = campaign_file(tmp_path, matrix={'friction_scale': [1.0], 'grip': [2]})
+    code, output = finish(start(path, tmp_path / 'out', tag=str(tmp_path)))
+    assert code == 2 and "unknown key 'grip'" in output and 'Traceback' not in output
+    assert not (tmp_path / 'out').exists()
