@@ -420,16 +420,16 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     try:
         rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
         observer = Observer(spec, stop, record)
+        # Both start at once: simulated time holds at 0 until the runner has the
+        # first state (the simulator waits for its observer) and unpauses it.
         processes.append(start_logged(_simulator_command(spec, path, folder),
                                       os.path.join(folder, 'simulator.log')))
-        # The controller starts once the runner has the first state, so that the
-        # runner has every state (the simulator repeats it while it waits).
-        if not observer.spin_until(lambda: 0 in observer.odom and 0 in observer.slip,
-                                   START_TIMEOUT_S, processes):
-            raise RuntimeError(f'no state from the simulator within {START_TIMEOUT_S:g} s')
         processes.append(start_logged(_controller_command(spec),
                                       os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
+        if not observer.spin_until(lambda: 0 in observer.odom and 0 in observer.slip,
+                                   START_TIMEOUT_S, processes):
+            raise RuntimeError(f'no state from the simulator within {START_TIMEOUT_S:g} s')
         # The simulator holds at t = 0 until the recorder hears the controller, so
         # that the bag has its commands from the first.
         if not observer.spin_until(lambda: observer.recorder_hears(observer.outputs),

@@ -1,17 +1,19 @@
 """
 ./rally campaign: many scenario runs from one file, one table of results.
 
-    ./rally campaign FILE|NAME [--workers N] [--output DIR] [--resume]
+    ./rally campaign FILE|NAME [--workers N] [--ray auto|ADDRESS] [--output DIR] [--resume]
 
 Expands and checks every run of the campaign (spec.py) before any starts,
 runs them on a pool of workers, one per core by default, each in a ROS
-domain of its own (pool.py), and writes DIR/results.csv and
+domain of its own (pool.py), or as tasks on Ray (--ray: ray_engine.py),
+and writes DIR/results.csv and
 DIR/results.parquet as each run finishes, then DIR/report.png and
 report.html, and prints a summary. Each run is the scenario's own run
 (simulator and controller processes, synchronous mode), so its metrics are
 what `./rally scenario` gives for the same values. --resume skips the runs
 the table in DIR has already. Exit status: 0 when every run passed, 1 when
-one failed or could not run, 2 on a bad campaign, 130 or 143 when stopped
+one failed or could not run, 2 on a bad campaign or an unreachable Ray, 130
+or 143 when stopped
 (every finished run is in the table).
 """
 
@@ -33,6 +35,9 @@ def parse(argv):
     parser.add_argument('campaign', help='shipped campaign name (friction_sweep) or a YAML file')
     parser.add_argument('--workers', type=int, default=os.cpu_count() or 1,
                         help='runs at once on this machine (default: one per core)')
+    parser.add_argument('--ray', metavar='auto|ADDRESS',
+                        help="run on Ray: auto joins this machine's instance or starts one; "
+                        'HOST:PORT joins the head of a cluster')
     parser.add_argument('--output', help='folder of the table and report (default '
                         'out/campaign-NAME)')
     parser.add_argument('--resume', action='store_true',
@@ -60,10 +65,11 @@ def main(argv=None, stop: StopRequest = None) -> int:
         return 2
     table.resume()
     todo = [run for run in campaign.runs if not table.done(run)]
+    engine = 'Ray' if args.ray else f'{min(args.workers, max(len(todo), 1))} workers'
     print(f'campaign {campaign.name}: scenario {campaign.scenario}, {len(campaign.runs)} runs '
           f'({len(campaign.runs) - len(todo)} done before), parameters '
-          f"{', '.join(campaign.parameters)}; {min(args.workers, max(len(todo), 1))} "
-          f'workers; timeout {campaign.timeout_s:g} s per run; results in {folder}', flush=True)
+          f"{', '.join(campaign.parameters)}; {engine}; timeout {campaign.timeout_s:g} s per "
+          f'run; results in {folder}', flush=True)
     by_id = {run.run_id: run for run in campaign.runs}
     rows = table.ordered()
     progress = Progress(len(campaign.runs), sum(r['passed'] for r in rows),
@@ -73,12 +79,23 @@ def main(argv=None, stop: StopRequest = None) -> int:
         row = table.add(by_id[task.run_id], result)
         progress.add(row['passed'], task.run_id)
 
-    stop.hold()
     tasks = [Task(run.run_id, run.spec, os.path.join(folder, 'runs', run.run_id))
              for run in todo]
-    os.makedirs(os.path.join(folder, 'workers'), exist_ok=True)
-    complete = LocalPool(args.workers, os.path.join(folder, 'workers'), stop).run(
-        tasks, campaign.timeout_s, finished)
+    if args.ray:
+        from . import ray_engine
+        try:
+            cpus = ray_engine.connect(args.ray)
+        except ray_engine.RayError as error:
+            print(f'error: {error}', file=sys.stderr)
+            return 2
+        print(f'on Ray ({args.ray}): {cpus} CPUs, a run on each', flush=True)
+        stop.hold()
+        complete = ray_engine.run(tasks, campaign.timeout_s, finished, stop, cpus)
+    else:
+        stop.hold()
+        os.makedirs(os.path.join(folder, 'workers'), exist_ok=True)
+        complete = LocalPool(args.workers, os.path.join(folder, 'workers'), stop).run(
+            tasks, campaign.timeout_s, finished)
     progress.close()
     table.write()
     rows = table.ordered()

@@ -6,7 +6,8 @@ DIR/results.csv and DIR/results.parquet (pyarrow) are replaced atomically
 whole and loses no finished run. Rows are in run order, so a resumed
 campaign's table is the uninterrupted one's. Columns: run_id, the
 campaign's parameters, repeat, seed, passed, the scenario's metrics,
-simulated_s, wall_s, attempts, error, folder, key (what --resume matches).
+simulated_s, wall_s, cpu_s (the runner's and its processes' CPU seconds), attempts,
+error, folder, key (what --resume matches).
 """
 
 import csv
@@ -18,7 +19,7 @@ from typing import Any, Dict, List
 from .spec import Campaign, Run
 from ..scenario_runner import METRICS
 
-TAIL = ['simulated_s', 'wall_s', 'attempts', 'error', 'folder', 'key']
+TAIL = ['simulated_s', 'wall_s', 'cpu_s', 'attempts', 'error', 'folder', 'key']
 
 
 class ResultTable:
@@ -27,7 +28,7 @@ class ResultTable:
     def __init__(self, campaign: Campaign, folder: str):
         """Start an empty table for `campaign` in `folder`."""
         self.folder = folder
-        self.parameters = campaign.parameters
+        self.parameters = [p for p in campaign.parameters if p != 'seed']    # a column
         self.metrics = list(METRICS[campaign.metrics])
         self.columns = (['run_id'] + self.parameters + ['repeat', 'seed', 'passed']
                         + self.metrics + TAIL)
@@ -65,6 +66,7 @@ class ResultTable:
         row.update(repeat=run.repeat, seed=run.seed, passed=bool(result['passed']))
         row.update({m: float(result['metrics'].get(m, math.nan)) for m in self.metrics})
         row.update(simulated_s=float(result['simulated_s']), wall_s=float(result['wall_s']),
+                   cpu_s=float(result.get('cpu_s', math.nan)),
                    attempts=int(result.get('attempts', 1)), error=result['error'],
                    folder=result.get('folder', ''), key=run.key)
         self.rows[run.key] = row
@@ -94,7 +96,7 @@ class ResultTable:
         types = {'run_id': pa.string(), 'repeat': pa.int64(), 'seed': pa.int64(),
                  'passed': pa.bool_(), 'attempts': pa.int64(), 'error': pa.string(),
                  'folder': pa.string(), 'key': pa.string(),
-                 **{m: pa.float64() for m in self.metrics + ['simulated_s', 'wall_s']},
+                 **{m: pa.float64() for m in self.metrics + ['simulated_s', 'wall_s', 'cpu_s']},
                  **{name: getattr(pa, kind)() for name, kind in self._types.items()}}
         schema = pa.schema([(name, types[name]) for name in self.columns])
         columns = {name: [_typed(row[name], self._types.get(name)) for row in rows]

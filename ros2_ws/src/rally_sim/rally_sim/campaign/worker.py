@@ -12,6 +12,7 @@ this one's imports. A signal ends the run in progress cleanly and the worker.
 
 import json
 import os
+import resource
 import sys
 import time
 from typing import Any, Dict
@@ -23,7 +24,7 @@ def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
     """Run one task; return its result (error: why it failed, '' if it ran)."""
     from ..scenario_runner import execute
     os.makedirs(task['folder'], exist_ok=True)
-    start = time.monotonic()
+    start, cpu = time.monotonic(), cpu_seconds()
     result = {'run_id': task['run_id'], 'folder': task['folder'], 'passed': False,
               'metrics': {}, 'simulated_s': 0.0, 'error': ''}
     try:
@@ -35,7 +36,15 @@ def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
     except Exception as error:      # noqa: B902  a run's own failure, not the campaign's
         result['error'] = f'{type(error).__name__}: {error}'
     result['wall_s'] = time.monotonic() - start
+    result['cpu_s'] = cpu_seconds() - cpu
     return result
+
+
+def cpu_seconds() -> float:
+    """Return the CPU seconds of this process and its finished children so far."""
+    own, children = (resource.getrusage(who) for who in (
+        resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> int:

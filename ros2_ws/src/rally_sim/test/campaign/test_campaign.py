@@ -7,9 +7,12 @@ scenario's alone.
 
 import json
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pyarrow.parquet as pq
@@ -30,11 +33,11 @@ def campaign_file(tmp_path, name='campaign', **tree):
     return path
 
 
-def start(path, output, *extra, tag):
+def start(path, output, *extra, tag, env=None):
     return subprocess.Popen([sys.executable, '-m', 'rally_sim.campaign', str(path),
                              '--output', str(output), *extra], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,
-                            env=ros_process.tagged_environment(tag))
+                            env=dict(ros_process.tagged_environment(tag), **(env or {})))
 
 
 def finish(process, timeout_s=600):
@@ -47,7 +50,7 @@ def table(output):
 
 
 def without_timing(rows):
-    return [{k: v for k, v in row.items() if k not in ('wall_s', 'folder', 'attempts')}
+    return [{k: v for k, v in row.items() if k not in ('wall_s', 'cpu_s', 'folder', 'attempts')}
             for row in rows]
 
 
@@ -164,3 +167,57 @@ def test_a_bad_campaign_exits_2_naming_the_key(tmp_path):
     code, output = finish(start(path, tmp_path / 'out', tag=str(tmp_path)))
     assert code == 2 and "unknown key 'grip'" in output and 'Traceback' not in output
     assert not (tmp_path / 'out').exists()
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def listening(port):
+    import socket
+    try:
+        with socket.create_connection(('127.0.0.1', port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def test_a_local_ray_head_runs_the_campaign_as_the_local_pool_does(uninterrupted, tmp_path):
+    port = free_port()
+    short = tempfile.mkdtemp(prefix='ray-', dir='/tmp')    # Ray's sockets: at most 107 bytes
+    secret = {'RAY_AUTH_MODE': 'token', 'RAY_AUTH_TOKEN': secrets.token_hex(16)}
+    head = subprocess.Popen(
+        [sys.executable, '-m', 'ray.scripts.scripts', 'start', '--head', '--block',
+         f'--port={port}', '--num-cpus=2', '--include-dashboard=false',
+         '--disable-usage-stats', f'--temp-dir={short}'],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, process_group=0,
+        env=dict(ros_process.tagged_environment(str(tmp_path)), **secret))
+    try:
+        deadline = time.monotonic() + 60
+        while not listening(port) and head.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        code, output = finish(start(campaign_file(tmp_path), tmp_path / 'out', '--ray',
+                                    f'127.0.0.1:{port}', tag=str(tmp_path), env=secret))
+        assert code == 0, output
+        assert 'on Ray (127.0.0.1:' in output and '2 CPUs' in output
+        assert without_timing(table(tmp_path / 'out')) == without_timing(uninterrupted[1])
+    finally:
+        if head.poll() is None:
+            os.killpg(head.pid, signal.SIGTERM)
+        print(head.communicate(timeout=60)[0][-2000:])
+        shutil.rmtree(short, ignore_errors=True)
+    deadline = time.monotonic() + 30
+    while ros_process.tagged_processes(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not ros_process.tagged_processes(str(tmp_path))
+
+
+def test_an_unreachable_ray_address_exits_2_at_once(tmp_path):
+    began = time.monotonic()
+    code, output = finish(start(campaign_file(tmp_path), tmp_path / 'out', '--ray',
+                                f'127.0.0.1:{free_port()}', tag=str(tmp_path)))
+    assert code == 2 and 'cannot reach a Ray head there' in output, output
+    assert time.monotonic() - began < 60
