@@ -35,7 +35,7 @@ setup(
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']) + list(DATA),
     package_dir={'rally_sim.data': 'config'},
-    package_data={**DATA, 'rally_sim.campaign': ['*.xml']},
+    package_data={**DATA, 'rally_sim.ros': ['*.xml']},
     python_requires='>=3.10',
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),

@@ -24,6 +24,16 @@ def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, process_group=0)
 
 
+PROFILES = 'FASTDDS_DEFAULT_PROFILES_FILE'
+DISCOVERY_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ros',
+                                 'discovery.xml')
+
+
+def quick_discovery(env) -> None:
+    """Give `env` (os.environ or a child's) our Fast DDS discovery profile, unless it has one."""
+    env.setdefault(PROFILES, DISCOVERY_PROFILE)
+
+
 def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0,
              while_waiting: Callable[[], None] = None) -> None:
     """

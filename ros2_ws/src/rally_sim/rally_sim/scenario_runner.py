@@ -40,7 +40,7 @@ from .control.path import ClosedPath
 from .entry import Stopped, StopRequest
 from .physics import ConfigError, SURFACE_GRIP
 from .physics.config import STEER_ALIASES
-from .processes import start_logged, stop_all
+from .processes import quick_discovery, start_logged, stop_all
 from .resources import config_file, preset, shipped, vehicle_path
 from .ros.serialized import byte_order
 from .stages import read_path, STAGES
@@ -417,6 +417,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
     period_ns = round(spec['control_period_s'] * 1e9)
     processes, observer = [], None
+    quick_discovery(os.environ)     # the runner's participant and the two it starts
     try:
         rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
         observer = Observer(spec, stop, record)

@@ -12,8 +12,8 @@ ROSDEP_KEYS = {
     'matplotlib': 'python3-matplotlib', 'PIL': 'python3-pil', 'numba': 'python3-numba',
     'llvmlite': 'python3-numba', 'gymnasium': 'python3-gymnasium-pip'}
 """Python modules imported under another name than their rosdep key."""
-WITHOUT_KEY = {'mcap'}
-"""No rosdep key: package.xml says to pip install it (recording only)."""
+WITHOUT_KEY = {'mcap', 'pyarrow', 'ray'}
+"""No rosdep key: package.xml says to pip install them (recording; campaigns)."""
 
 
 def imported_modules() -> set:

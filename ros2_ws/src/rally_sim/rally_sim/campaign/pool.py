@@ -24,14 +24,10 @@ from typing import Any, Callable, Deque, Dict, List, Optional
 
 from .domains import DomainLease, lease
 from ..entry import StopRequest
-from ..processes import kill_tagged, remove_dead_shm, SHM_AGE_S
+from ..processes import kill_tagged, quick_discovery, remove_dead_shm, SHM_AGE_S
 
 TAG = 'RALLY_SIM_CAMPAIGN_WORKER'
 """Environment variable marking a worker's processes (its runs' inherit it)."""
-PROFILES = 'FASTDDS_DEFAULT_PROFILES_FILE'
-DISCOVERY_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'discovery.xml')
-"""Quick discovery for the runs' short-lived participants (see the file), unless the user
-has a profile of their own."""
 ATTEMPTS = 2
 """A run is tried at most this often."""
 STOP_GRACE_S = 20.0
@@ -63,7 +59,7 @@ class Worker:
         self.tag = f'{tag_base}-{index}-{time.monotonic_ns()}'
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain.domain),
                    ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', **{TAG: self.tag})
-        env.setdefault(PROFILES, DISCOVERY_PROFILE)
+        quick_discovery(env)
         log = open(os.path.join(log_folder, f'worker-{index}.log'), 'ab')
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'rally_sim.campaign.worker'], stdin=subprocess.PIPE,

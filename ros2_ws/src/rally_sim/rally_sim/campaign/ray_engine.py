@@ -20,10 +20,10 @@ import time
 from typing import Any, Callable, Dict, List, Optional
 
 from .domains import lease
-from .pool import ATTEMPTS, DISCOVERY_PROFILE, PROFILES, TAG, Task
+from .pool import ATTEMPTS, TAG, Task
 from .worker import execute_task
 from ..entry import StopRequest
-from ..processes import kill_tagged, remove_dead_shm
+from ..processes import kill_tagged, quick_discovery, remove_dead_shm
 
 CONNECT_TIMEOUT_S = 5.0
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024
@@ -51,7 +51,7 @@ def run_task(task: Dict[str, Any]) -> Dict[str, Any]:
     with lease() as domain:
         os.environ.update(ROS_DOMAIN_ID=str(domain.domain),
                           ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', **{TAG: task['tag']})
-        os.environ.setdefault(PROFILES, DISCOVERY_PROFILE)
+        quick_discovery(os.environ)
         result = execute_task(task, _NoStop())
     result['node'] = socket.gethostname()
     return result
