@@ -38,4 +38,5 @@ def test_package_xml_depends_on_everything_the_code_imports():
     wanted = {ROSDEP_KEYS.get(module, module) for module in imported_modules() - WITHOUT_KEY}
     assert wanted - depends == set()
     with open(os.path.join(PACKAGE, 'package.xml'), encoding='utf-8') as stream:
-        assert all(f'pip install {module}' in stream.read() for module in WITHOUT_KEY)
+        text = stream.read()
+    assert all(f'pip install {module}' in text for module in WITHOUT_KEY)
