@@ -28,6 +28,7 @@ from typing import Dict
 import yaml
 
 from .campaign.pool import TAG
+from .processes import tag_values
 
 
 def single_run(folder: str) -> Dict[str, float]:
@@ -42,20 +43,13 @@ def single_run(folder: str) -> Dict[str, float]:
 def rss_by_worker(prefix: str) -> Dict[str, float]:
     """Return the resident memory [MB] of each worker's processes (the worker's and its runs')."""
     totals: Dict[str, float] = {}
-    marker = f'{TAG}={prefix}'.encode()
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
+    for pid, worker in tag_values(TAG, prefix).items():
         try:
-            with open(f'/proc/{entry}/environ', 'rb') as environ:
-                tags = [v for v in environ.read().split(b'\0') if v.startswith(marker)]
-            with open(f'/proc/{entry}/statm', encoding='ascii') as statm:
+            with open(f'/proc/{pid}/statm', encoding='ascii') as statm:
                 pages = int(statm.read().split()[1])
-        except OSError:
+        except OSError:     # gone meanwhile
             continue
-        if tags:
-            worker = tags[0].decode().split('=', 1)[1]
-            totals[worker] = totals.get(worker, 0.0) + pages * os.sysconf('SC_PAGE_SIZE') / 1e6
+        totals[worker] = totals.get(worker, 0.0) + pages * os.sysconf('SC_PAGE_SIZE') / 1e6
     return totals
 
 

@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import time
-from typing import Callable, Iterable, List, Set
+from typing import Callable, Dict, Iterable, List, Set
 
 
 def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
@@ -61,23 +61,28 @@ def stop_all(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0,
             process.wait()
 
 
-def tagged_processes(variable: str, value: str) -> List[int]:
-    """Return the ids of live processes whose environment sets `variable` to `value`."""
-    found = []
-    marker = f'{variable}={value}'.encode()
+def tag_values(variable: str, prefix: str = '') -> Dict[int, str]:
+    """Return {pid: value} of the live processes whose `variable` starts with `prefix`."""
+    found = {}
+    marker = f'{variable}={prefix}'.encode()
     for entry in os.listdir('/proc'):
         if not entry.isdigit():
             continue
         try:
             with open(f'/proc/{entry}/environ', 'rb') as environ:
-                tagged = marker in environ.read().split(b'\0')
+                tags = [v for v in environ.read().split(b'\0') if v.startswith(marker)]
             with open(f'/proc/{entry}/stat', encoding='ascii', errors='replace') as stat:
                 zombie = stat.read().rsplit(')', 1)[1].split()[0] == 'Z'
         except OSError:     # gone meanwhile, or not ours to read
             continue
-        if tagged and not zombie:
-            found.append(int(entry))
+        if tags and not zombie:
+            found[int(entry)] = tags[0].decode(errors='replace').split('=', 1)[1]
     return found
+
+
+def tagged_processes(variable: str, value: str) -> List[int]:
+    """Return the ids of live processes whose environment sets `variable` to `value`."""
+    return [pid for pid, tag in tag_values(variable, value).items() if tag == value]
 
 
 def kill_tagged(variable: str, value: str, timeout_s: float = 5.0) -> List[int]:

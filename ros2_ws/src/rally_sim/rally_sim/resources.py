@@ -44,6 +44,25 @@ def shipped(folder: str, suffix: str = '.yaml') -> list:
     return sorted(name[:-len(suffix)] for name in os.listdir(path) if name.endswith(suffix))
 
 
+def read_shipped(name: str, folder: str, what: str, error) -> tuple:
+    """
+    Return (path, parsed YAML) of a shipped config/<folder> file by name, or of a file.
+
+    Raises `error` (an exception class) naming what does not exist, with
+    the shipped ones, or why the file cannot be read.
+    """
+    import yaml
+    path = preset(name, folder, '.yaml')
+    if not os.path.isfile(path):
+        raise error(f"no {what} '{name}': not a {what} file, nor a built-in {what} "
+                    f"(built-in: {', '.join(shipped(folder))})")
+    try:
+        with open(path, encoding='utf-8') as stream:
+            return path, yaml.safe_load(stream)
+    except (OSError, yaml.YAMLError) as failure:
+        raise error(f'cannot read {what} {name}: {failure}') from None
+
+
 def vehicle_path(name: str) -> str:
     """Return a vehicle file's path: an existing path, or a preset's; ConfigError if neither."""
     path = preset(name, 'vehicles', '.yaml')

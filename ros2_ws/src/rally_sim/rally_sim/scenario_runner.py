@@ -41,7 +41,7 @@ from .entry import Stopped, StopRequest
 from .physics import ConfigError, SURFACE_GRIP
 from .physics.config import STEER_ALIASES
 from .processes import quick_discovery, start_logged, stop_all
-from .resources import config_file, preset, shipped, vehicle_path
+from .resources import config_file, read_shipped, vehicle_path
 from .ros.serialized import byte_order
 from .stages import read_path, STAGES
 
@@ -85,15 +85,7 @@ class ScenarioError(ValueError):
 
 def load_scenario(name: str) -> Dict[str, Any]:
     """Load and check a scenario by shipped name or file path."""
-    path = preset(name, 'scenarios', '.yaml')
-    if not os.path.isfile(path):
-        raise ScenarioError(f"no scenario '{name}': not a scenario file, nor a built-in "
-                            f"scenario (built-in: {', '.join(shipped('scenarios'))})")
-    try:
-        with open(path, encoding='utf-8') as stream:
-            spec = yaml.safe_load(stream)
-    except (OSError, yaml.YAMLError) as error:
-        raise ScenarioError(f'cannot read scenario {name}: {error}') from None
+    path, spec = read_shipped(name, 'scenarios', 'scenario', ScenarioError)
     if not isinstance(spec, dict):
         raise ScenarioError(f'{path}: a scenario is a mapping of keys')
     return check_scenario(spec, path)

@@ -39,10 +39,9 @@ import os
 from typing import Any, Dict, List
 
 import numpy as np
-import yaml
 
 from ..physics import ConfigError
-from ..resources import preset, shipped
+from ..resources import read_shipped
 from ..scenario_runner import (
     check_scenario, KEYS, load_scenario, MAX_SEED, OPTIONAL, ScenarioError, vehicle_config)
 
@@ -96,15 +95,7 @@ class Campaign:
 
 def load_campaign(name: str) -> Campaign:
     """Load a campaign by shipped name or file; expand and check every run."""
-    path = preset(name, 'campaigns', '.yaml')
-    if not os.path.isfile(path):
-        raise CampaignError(f"no campaign '{name}': not a campaign file, nor a built-in "
-                            f"campaign (built-in: {', '.join(shipped('campaigns'))})")
-    try:
-        with open(path, encoding='utf-8') as stream:
-            tree = yaml.safe_load(stream)
-    except (OSError, yaml.YAMLError) as error:
-        raise CampaignError(f'cannot read campaign {name}: {error}') from None
+    path, tree = read_shipped(name, 'campaigns', 'campaign', CampaignError)
     return expand(tree, path)
 
 

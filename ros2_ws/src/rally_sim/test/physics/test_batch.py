@@ -35,6 +35,27 @@ def single(config, state, steer, drive, brake, handbrake):
     return states, tyres
 
 
+def assert_each_car_is_single(config, result, states, steer, drive, brake, handbrake):
+    assert result.valid.all()
+    assert result.states.shape == (CARS, HORIZON, STATE_SIZE)
+    for k in range(CARS):
+        expected, tyres = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
+        assert np.array_equal(result.states[k], expected), k
+        assert np.array_equal(result.tyres[k], tyres), k
+
+
+def assert_drivers_are_single(config, result, cars, states, steer, throttle, pedal, gear):
+    for i in cars:
+        car = Vehicle(config)
+        car.reset()             # actuators, if any, as a batch's start
+        car.state[:] = states[i]
+        car.work.refresh_jacobian()
+        expected, tyres, _ = car.run_driver(steer[i], np.zeros(HORIZON), throttle[i], pedal[i],
+                                            np.zeros(HORIZON), gear[i], np.full(HORIZON, DT))
+        np.testing.assert_array_equal(result.states[i], expected)
+        np.testing.assert_array_equal(result.tyres[i], tyres)
+
+
 def starts(config):
     car = Vehicle(config)
     rows = []
@@ -51,12 +72,7 @@ def test_each_car_of_the_batch_is_the_single_car_bit_for_bit(preset):
     steer, drive, brake, handbrake = inputs(1)
     states = starts(config)
     result = Batch(config, CARS).rollout(states, steer, drive, brake, handbrake, dt=DT)
-    assert result.valid.all()
-    assert result.states.shape == (CARS, HORIZON, STATE_SIZE)
-    for k in range(CARS):
-        expected, tyres = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
-        assert np.array_equal(result.states[k], expected), k
-        assert np.array_equal(result.tyres[k], tyres), k
+    assert_each_car_is_single(config, result, states, steer, drive, brake, handbrake)
 
 
 def test_per_car_parameters_randomise_the_cars():
@@ -140,14 +156,7 @@ def test_a_batch_of_drivetrain_cars_is_the_single_car_in_driver_mode_bit_for_bit
     result = Batch(config, CARS).rollout_driver(states, steer, throttle, pedal, gear=gear,
                                                 dt=DT)
     assert result.valid.tolist() == [True, True, False, True, True]
-    for i in (0, 1, 3, 4):
-        car = Vehicle(config)
-        car.state[:] = states[i]
-        car.work.refresh_jacobian()
-        expected, tyres, _ = car.run_driver(steer[i], np.zeros(HORIZON), throttle[i], pedal[i],
-                                            np.zeros(HORIZON), gear[i], np.full(HORIZON, DT))
-        np.testing.assert_array_equal(result.states[i], expected)
-        np.testing.assert_array_equal(result.tyres[i], tyres)
+    assert_drivers_are_single(config, result, (0, 1, 3, 4), states, steer, throttle, pedal, gear)
     assert np.isnan(result.states[2]).all()
     with pytest.raises(CommandError, match='gear = 7'):
         Batch(config, CARS).rollout_driver(starts(config), steer, throttle,
@@ -172,14 +181,8 @@ def test_each_car_with_actuators_is_the_single_car_bit_for_bit(setting):
     config = vehicle('volvo_v40').with_overrides(ACTUATED[setting])
     steer, drive, brake, handbrake = inputs(3)
     states = starts(config)
-    batch = Batch(config, CARS)
-    result = batch.rollout(states, steer, drive, brake, handbrake, dt=DT)
-    assert result.valid.all()
-    assert result.states.shape == (CARS, HORIZON, STATE_SIZE)
-    for k in range(CARS):
-        expected, tyres = single(config, states[k], steer[k], drive[k], brake[k], handbrake[k])
-        assert np.array_equal(result.states[k], expected), k
-        assert np.array_equal(result.tyres[k], tyres), k
+    result = Batch(config, CARS).rollout(states, steer, drive, brake, handbrake, dt=DT)
+    assert_each_car_is_single(config, result, states, steer, drive, brake, handbrake)
     plain = Batch(vehicle('volvo_v40'), CARS).rollout(states, steer, drive, brake, handbrake,
                                                       dt=DT)
     assert not np.array_equal(plain.states, result.states)      # the actuators did act
@@ -236,15 +239,7 @@ def test_a_car_with_actuators_in_driver_mode_is_the_single_car_bit_for_bit():
     result = Batch(config, CARS).rollout_driver(states, steer, throttle, pedal, gear=gear,
                                                 dt=DT)
     assert result.valid.all()
-    for i in range(CARS):
-        car = Vehicle(config)
-        car.reset()
-        car.state[:] = states[i]
-        car.work.refresh_jacobian()
-        expected, tyres, _ = car.run_driver(steer[i], np.zeros(HORIZON), throttle[i], pedal[i],
-                                            np.zeros(HORIZON), gear[i], np.full(HORIZON, DT))
-        np.testing.assert_array_equal(result.states[i], expected)
-        np.testing.assert_array_equal(result.tyres[i], tyres)
+    assert_drivers_are_single(config, result, range(CARS), states, steer, throttle, pedal, gear)
 
 
 def test_actuators_that_the_batch_cannot_share_or_lanes_cannot_run_are_refused_by_name():
