@@ -38,7 +38,8 @@ OUTPUTS = {'/tf': TFMessage, 'wheel_slip': WheelSlip, 'joint_states': JointState
            'markers': MarkerArray, '/clock': Clock, 'ground_truth/odom': Odometry,
            'wheel_encoders': JointState, 'steering_angle': JointState, 'gnss/fix': NavSatFix}
 """Every output but odom (which the rate measurement subscribes to)."""
-CPU_BEFORE = {'ideal': 'before sensor profiles: 9 % here, every output of then subscribed',
+CPU_BEFORE = {'ideal': 'before sensor profiles (160689d, run beside main on 2026-11-24): 3 %, '
+                       'every output of then subscribed',
               'typical': 'the target: <= 15 %'}
 
 
@@ -162,7 +163,8 @@ def main(argv=None) -> int:
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
-    closed_loop('path_follow', 'target >= x20 (issue 22); before sensor profiles x25.1 here')
+    closed_loop('path_follow', 'target >= x20 (issue 22); before sensor profiles (160689d, '
+                'the same day): the loop x46.2')
     closed_loop('path_follow_typical', 'target >= x20 (issue 24), typical sensors and a 0.2 s '
                 'steering dead time')
     return 0
