@@ -358,13 +358,37 @@ class LapCounter:
         return self.add(self.path.locate(position.x, position.y).progress_m)
 
 
-def _lap_end(spec: Dict[str, Any], path: ClosedPath, samples) -> int:
-    """Return the number of samples up to the one where the laps are done (all if never)."""
+def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
+    """Return the number of states up to the one where the laps are done (all if never)."""
     laps = LapCounter(spec, path)
-    for index, (odom, _) in enumerate(samples):
-        if laps.add_odometry(odom):
+    for index, (x, y) in enumerate(zip(states['x'], states['y'])):
+        if laps.add(path.locate(x, y).progress_m):
             return index + 1
-    return len(samples)
+    return len(states['t'])
+
+
+def state_table(samples) -> Dict[str, np.ndarray]:
+    """
+    Return the columns of (Odometry, WheelSlip) samples, as the metrics read them.
+
+    t [s], x, y [m], yaw [rad] (of the pose's quaternion), vx, vy [m/s] and
+    yaw_rate [rad/s] (body frame), max_slip_angle_rad (the largest tyre's).
+    """
+    rows = [(_stamp(odom) / 1e9, odom.pose.pose.position.x, odom.pose.pose.position.y,
+             _yaw(odom.pose.pose.orientation), odom.twist.twist.linear.x,
+             odom.twist.twist.linear.y, odom.twist.twist.angular.z,
+             float(np.max(np.abs(slip.slip_angle)))) for odom, slip in samples]
+    columns = list(zip(*rows)) if rows else [()] * len(STATE_COLUMNS)
+    return {name: np.array(values, dtype=float) for name, values in zip(STATE_COLUMNS,
+                                                                        columns)}
+
+
+STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'max_slip_angle_rad')
+
+
+def cut(states: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
+    """Return the first `count` states."""
+    return {name: values[:count] for name, values in states.items()}
 
 
 def _simulator_says(folder: str) -> str:
@@ -467,9 +491,9 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
             observer.executor.shutdown()
             observer.node.destroy_node()
         rclpy.try_shutdown()
-    samples = [observer.state(s) for s in stamps]     # decoded once the others stopped
-    samples = samples[:_lap_end(spec, path, samples)]
-    return {'samples': samples, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
+    states = state_table(observer.state(s) for s in stamps)   # decoded once the others stopped
+    states = cut(states, lap_end(spec, path, states))
+    return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
 
 
 def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
@@ -491,57 +515,49 @@ def _yaw(q) -> float:
 
 
 def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the path-following metrics and their time series."""
-    path = result['path']
+    """Return the path-following metrics and their time series (result: path, states)."""
+    path, states = result['path'], result['states']
     from .physics import Surface
     surface = Surface.load(config_file(f"stages/{spec['stage']}.yaml"))
     off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
-    t, cross, heading, speed, slip, xs, ys, off = [], [], [], [], [], [], [], []
+    cross, heading, speed = [], [], []
     laps, completion = LapCounter(spec, path), None
-    for odom, wheel_slip in result['samples']:
-        position, q = odom.pose.pose.position, odom.pose.pose.orientation
-        here = path.locate(position.x, position.y)
-        t.append(_stamp(odom) / 1e9)
+    for t, x, y, yaw, vx, vy in zip(*(states[c] for c in ('t', 'x', 'y', 'yaw', 'vx', 'vy'))):
+        here = path.locate(x, y)
         if laps.add(here.progress_m) and completion is None:
-            completion = t[-1]
+            completion = float(t)
         cross.append(here.cross_track_m)
-        heading.append((_yaw(q) - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
-        speed.append(math.hypot(odom.twist.twist.linear.x, odom.twist.twist.linear.y))
-        slip.append(float(np.max(np.abs(wheel_slip.slip_angle))))
-        xs.append(position.x)
-        ys.append(position.y)
-        off.append(bool(surface.grip_at(position.x, position.y) == off_road_grip))
-    t, cross, heading = np.array(t), np.array(cross), np.array(heading)
+        heading.append((yaw - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
+        speed.append(math.hypot(vx, vy))
+    off = surface.grip_at(states['x'], states['y']) == off_road_grip
+    t, cross, heading = states['t'], np.array(cross), np.array(heading)
     dt = np.diff(t, append=t[-1])
     metrics = {
         'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
         'cross_track_max_m': float(np.max(np.abs(cross))),
         'heading_error_rms_rad': float(np.sqrt(np.mean(heading ** 2))),
         'completion_time_s': completion if completion is not None else math.inf,
-        'off_road_time_s': float(np.sum(dt[np.array(off)])),
+        'off_road_time_s': float(np.sum(dt[off])),
         'mean_speed_m_s': float(np.mean(speed)),
     }
-    series = {'t': t, 'speed_m_s': np.array(speed), 'max_slip_angle_rad': np.array(slip),
-              'x': np.array(xs), 'y': np.array(ys),
+    series = {'t': t, 'speed_m_s': np.array(speed),
+              'max_slip_angle_rad': states['max_slip_angle_rad'], 'x': states['x'],
+              'y': states['y'],
               'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
     return {'metrics': metrics, 'series': series}
 
 
 def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the drift metrics (after settle_s) and their time series."""
-    points = result['path'].points
+    """Return the drift metrics (after settle_s) and their time series (result: path, states)."""
+    points, s = result['path'].points, result['states']
     center = points.mean(axis=0)
     radius = float(np.mean(np.hypot(*(points - center).T)))
-    rows = []
-    for odom, wheel_slip in result['samples']:
-        p, v = odom.pose.pose.position, odom.twist.twist
-        beta = math.degrees(math.atan2(v.linear.y, v.linear.x)) if abs(v.linear.x) > 0.5 \
-            else 0.0
-        rows.append((_stamp(odom) / 1e9, p.x, p.y, beta, v.angular.z,
-                     math.hypot(p.x - center[0], p.y - center[1]) - radius,
-                     math.hypot(v.linear.x, v.linear.y),
-                     float(np.max(np.abs(wheel_slip.slip_angle)))))
-    t, xs, ys, beta, yaw_rate, radius_error, speed, slip = (np.array(c) for c in zip(*rows))
+    beta = np.array([math.degrees(math.atan2(vy, vx)) if abs(vx) > 0.5 else 0.0
+                     for vx, vy in zip(s['vx'], s['vy'])])
+    radius_error = np.array([math.hypot(x - center[0], y - center[1]) - radius
+                             for x, y in zip(s['x'], s['y'])])
+    speed = np.array([math.hypot(vx, vy) for vx, vy in zip(s['vx'], s['vy'])])
+    t, yaw_rate = s['t'], s['yaw_rate']
     window = t >= spec['settle_s']
     dt = np.diff(t, append=t[-1])
     metrics = {
@@ -552,7 +568,8 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
         'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
         'mean_speed_m_s': float(np.mean(speed[window])),
     }
-    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': slip, 'x': xs, 'y': ys,
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
+              'x': s['x'], 'y': s['y'],
               'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
                          'radius error [m]': radius_error}}
     return {'metrics': metrics, 'series': series}

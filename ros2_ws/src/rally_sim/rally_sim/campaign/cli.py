@@ -2,6 +2,7 @@
 ./rally campaign: many scenario runs from one file, one table of results.
 
     ./rally campaign FILE|NAME [--workers N] [--ray auto|ADDRESS] [--output DIR] [--resume]
+                     [--engine ros|inprocess]
 
 Expands and checks every run of the campaign (spec.py) before any starts,
 runs them on a pool of workers, one per core by default, each in a ROS
@@ -38,6 +39,10 @@ def parse(argv):
     parser.add_argument('--ray', metavar='auto|ADDRESS',
                         help="run on Ray: auto joins this machine's instance or starts one; "
                         'HOST:PORT joins the head of a cluster')
+    parser.add_argument('--engine', choices=('ros', 'inprocess'), default='ros',
+                        help='ros: each run the scenario with its ROS processes (default); '
+                        "inprocess: the path follower's law and the simulator's parts in "
+                        'the worker, no ROS processes')
     parser.add_argument('--output', help='folder of the table and report (default '
                         'out/campaign-NAME)')
     parser.add_argument('--resume', action='store_true',
@@ -57,6 +62,18 @@ def main(argv=None, stop: StopRequest = None) -> int:
     if args.workers < 1:
         print(f'error: --workers {args.workers}: at least 1', file=sys.stderr)
         return 2
+    if args.engine == 'inprocess':
+        from .inprocess import supported
+        for run in campaign.runs:
+            refusal = supported(run.spec)
+            if refusal:
+                print(f'error: --engine inprocess: run {run.run_id} {run.params}: {refusal}',
+                      file=sys.stderr)
+                return 2
+        if args.ray:
+            print('error: --engine inprocess runs on the local workers, not on Ray',
+                  file=sys.stderr)
+            return 2
     folder = args.output or os.path.join('out', f'campaign-{campaign.name}')
     table = ResultTable(campaign, folder)
     if os.path.exists(table.parquet_path) and not args.resume:
@@ -66,6 +83,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     table.resume()
     todo = [run for run in campaign.runs if not table.done(run)]
     engine = 'Ray' if args.ray else f'{min(args.workers, max(len(todo), 1))} workers'
+    engine += ' in-process' if args.engine == 'inprocess' else ''
     print(f'campaign {campaign.name}: scenario {campaign.scenario}, {len(campaign.runs)} runs '
           f'({len(campaign.runs) - len(todo)} done before), parameters '
           f"{', '.join(campaign.parameters)}; {engine}; timeout {campaign.timeout_s:g} s per "
@@ -79,7 +97,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
         row = table.add(by_id[task.run_id], result)
         progress.add(row['passed'], task.run_id)
 
-    tasks = [Task(run.run_id, run.spec, os.path.join(folder, 'runs', run.run_id))
+    tasks = [Task(run.run_id, run.spec, os.path.join(folder, 'runs', run.run_id), args.engine)
              for run in todo]
     if args.ray:
         from . import ray_engine

@@ -37,17 +37,17 @@ STOP_GRACE_S = 20.0
 class Task:
     """A run on its way: what to send a worker, and how often it was tried."""
 
-    def __init__(self, run_id: str, spec: Dict[str, Any], folder: str):
-        """Wrap a run's id, scenario and folder."""
-        self.run_id, self.spec, self.folder = run_id, spec, folder
+    def __init__(self, run_id: str, spec: Dict[str, Any], folder: str, engine: str = 'ros'):
+        """Wrap a run's id, scenario and folder, and the engine that runs it."""
+        self.run_id, self.spec, self.folder, self.engine = run_id, spec, folder, engine
         self.attempts = 0
         self.errors: List[str] = []
 
     def line(self) -> bytes:
         """Return the task as the worker reads it."""
         folder = os.path.join(self.folder, f'attempt-{self.attempts}')
-        return (json.dumps({'run_id': self.run_id, 'spec': self.spec, 'folder': folder},
-                           default=str) + '\n').encode()
+        return (json.dumps({'run_id': self.run_id, 'spec': self.spec, 'folder': folder,
+                            'engine': self.engine}, default=str) + '\n').encode()
 
 
 class Worker:

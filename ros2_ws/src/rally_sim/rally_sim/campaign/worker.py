@@ -3,11 +3,12 @@ A campaign worker: scenario runs one after another, in the ROS domain it was giv
 
     python -m rally_sim.campaign.worker
 
-Reads one task per line on stdin (JSON: run_id, spec, folder), runs it as
-`./rally scenario` runs a scenario (scenario_runner.execute: simulator and
-controller processes in synchronous mode) and writes one result per line on
-stdout. Long-lived, so a run costs its own processes' start-up only, not
-this one's imports. A signal ends the run in progress cleanly and the worker.
+Reads one task per line on stdin (JSON: run_id, spec, folder, engine), runs
+it as `./rally scenario` runs a scenario (scenario_runner.execute: simulator
+and controller processes in synchronous mode), or in this process (engine
+inprocess: inprocess.py), and writes one result per line on stdout.
+Long-lived, so a run costs its own processes' start-up only, not this
+one's imports. A signal ends the run in progress cleanly and the worker.
 """
 
 import json
@@ -28,7 +29,13 @@ def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
     result = {'run_id': task['run_id'], 'folder': task['folder'], 'passed': False,
               'metrics': {}, 'simulated_s': 0.0, 'error': ''}
     try:
-        report, _, _ = execute(task['spec'], task['folder'], stop)
+        if task.get('engine') == 'inprocess':
+            from .inprocess import run_scenario
+            report = run_scenario(task['spec'])
+            with open(os.path.join(task['folder'], 'report.json'), 'w', encoding='utf-8') as out:
+                json.dump(report, out, indent=2, default=str)
+        else:
+            report, _, _ = execute(task['spec'], task['folder'], stop)
         result.update(passed=report['passed'], metrics=report['metrics'],
                       simulated_s=report['simulated_s'])
     except RuntimeError as error:

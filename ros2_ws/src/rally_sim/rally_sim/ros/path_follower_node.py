@@ -24,9 +24,8 @@ from rclpy.node import Node
 from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
-from ..control.delay import DelayCompensator
 from ..control.path import ClosedPath
-from ..control.pure_pursuit import PurePursuit, PurePursuitSettings
+from ..control.path_following import PathFollowing
 from ..control.speed import PedalSpeedController
 from ..resources import config_file
 from ..stages import read_path
@@ -66,15 +65,7 @@ class PathFollower(Node):
             path = ClosedPath(read_path(path_file))
         except (OSError, ValueError) as error:
             raise ParameterError(f"parameter 'path_file': {error}") from None
-        self.settings = PurePursuitSettings(
-            wheelbase_m=p['wheelbase_m'], cg_to_rear_m=p['cg_to_rear_m'],
-            lookahead_min_m=p['lookahead_min_m'], lookahead_gain_s=p['lookahead_gain_s'],
-            max_steer_rad=p['max_steer_rad'], target_speed_m_s=p['target_speed_m_s'],
-            lateral_accel_limit_m_s2=p['lateral_accel_limit_m_s2'])
-        self.follower = PurePursuit(path, self.settings)
-        self.compensator = DelayCompensator(p['delay_compensation_s'], p['wheelbase_m'],
-                                            p['cg_to_rear_m'])
-        self.acceleration = float(p['acceleration_m_s2'])
+        self.law = PathFollowing(path, p)
         self.publisher = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
         self.driver_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
@@ -84,12 +75,12 @@ class PathFollower(Node):
         self.create_subscription(Odometry, 'odom', self._on_odom, 10)
         self.create_subscription(Path, 'path', self._on_path, 1)
         self.get_logger().info(f'following {path_file} ({path.length_m:.0f} m) at up to '
-                               f'{self.settings.target_speed_m_s:g} m/s')
+                               f'{self.law.settings.target_speed_m_s:g} m/s')
 
     def _on_path(self, msg: Path) -> None:
         points = np.array([[p.pose.position.x, p.pose.position.y] for p in msg.poses])
         try:
-            self.follower = PurePursuit(ClosedPath(points), self.settings)
+            self.law.follow(ClosedPath(points))
         except ValueError as error:
             self.get_logger().warning(f'path ignored: {error}')
             return
@@ -100,15 +91,13 @@ class PathFollower(Node):
             return
         state = planar_state(msg)
         stamp_s = msg.header.stamp.sec + msg.header.stamp.nanosec / 1e9
-        x, y, yaw = self.compensator.predict(stamp_s, state.x, state.y, state.yaw, state.vx)
-        steer, speed = self.follower.command(x, y, yaw, state.vx)
-        self.compensator.sent(stamp_s, steer)
+        steer, speed = self.law.answer(stamp_s, state.x, state.y, state.yaw, state.vx)
         command = AckermannDriveStamped()
         command.header.stamp = msg.header.stamp
         command.header.frame_id = msg.child_frame_id
         command.drive.steering_angle = float(steer)
         command.drive.speed = float(speed)
-        command.drive.acceleration = self.acceleration
+        command.drive.acceleration = self.law.acceleration
         self.answers.publish(self.publisher, command)
         if self.pedals is not None:
             self._work_pedals(msg, float(speed), state.vx)

@@ -35,7 +35,7 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 from transforms3d.euler import quat2euler
 
-from . import conversions
+from . import conversions, stepping
 from .commands import COMMAND_TYPES, CommandIntake, CONTROL_PERIOD_S
 from .outputs import Outputs
 from .pacing import Pacing
@@ -97,7 +97,7 @@ class SimulatorNode(Node):
         self._observer_reports = 0
         self._lock = threading.Lock()
         self._published_at = -1
-        self._markers_at = 0
+        self.markers_at = 0
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
         self._place_initial()
         prefix = self.get_namespace().strip('/')
@@ -117,7 +117,7 @@ class SimulatorNode(Node):
             self.create_timer(self.pacing.timer_period_s(s['publish_rate_hz']),
                               self.serialized(self._tick_sync if self.sync else self._tick),
                               clock=Clock(clock_type=ClockType.STEADY_TIME))
-        self._at_step(publish=True, markers=True)
+        self.at_step(publish=True, markers=True)
         self._log_start(config)
 
     def _log_start(self, config) -> None:
@@ -264,7 +264,7 @@ class SimulatorNode(Node):
         self.intake.push(integrate=False)
         self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
                                f'yaw={yaw:.3f}, at rest')
-        self._at_step(publish=True, markers=True)
+        self.at_step(publish=True, markers=True)
 
     def _forget_measurements(self) -> None:
         """Drop what the sensors measured before a jump (reset, teleport): none of it holds."""
@@ -275,7 +275,7 @@ class SimulatorNode(Node):
         self.intake.reset()
         self._place_initial()
         self._forget_measurements()
-        self._at_step(publish=True, markers=True)
+        self.at_step(publish=True, markers=True)
         response.success = True
         response.message = 'reset to the initial state'
         return response
@@ -283,40 +283,14 @@ class SimulatorNode(Node):
     # ---- stepping ----------------------------------------------------------
 
     def advance(self, steps: int, until_state: bool = False) -> None:
-        """
-        Take up to `steps` physics steps, stopping at each control period, publish and sensor.
+        """Take up to `steps` physics steps (see stepping.advance: the same for in-process)."""
+        stepping.advance(self, steps, until_state)
 
-        Starts a control period at each multiple of it; measures, delivers
-        and publishes at each step where a sensor or the outputs are due.
-        until_state: stop once odometry (the state controllers answer) is
-        published. Stops early, at a stop, when the process is asked to
-        stop (stop_requested): a long step call never holds up Ctrl-C.
-        """
-        control_steps = self.intake.control_steps
-        while steps > 0 and not self.stop_requested():
-            if self.sim_steps % control_steps == 0:
-                self.intake.start_control_period()
-            chunk = min(steps, control_steps - self.sim_steps % control_steps,
-                        self.publish_every - self.sim_steps % self.publish_every)
-            event = self.sensors.next_event()
-            if event is not None:
-                chunk = min(chunk, max(event - self.sim_steps, 1))
-            try:
-                self.vehicle.advance(chunk, self.dt)
-            except FloatingPointError as error:
-                self.get_logger().error(f'{error}; resetting to the initial state')
-                self._place_initial()
-                self._forget_measurements()
-                return
-            self.sim_steps += chunk
-            steps -= chunk
-            publish = self.sim_steps % self.publish_every == 0
-            markers = publish and bool(self.marker_every) and (
-                self.sim_steps // self.marker_every != self._markers_at // self.marker_every)
-            if markers:
-                self._markers_at = self.sim_steps
-            if self._at_step(publish, markers) and until_state:
-                return
+    def failed(self, error: FloatingPointError) -> None:
+        """Non-finite physics: say so and start again from the initial state."""
+        self.get_logger().error(f'{error}; resetting to the initial state')
+        self._place_initial()
+        self._forget_measurements()
 
     def _tick(self) -> None:
         """Timer: take the steps that wall-clock pacing says are due."""
@@ -346,7 +320,7 @@ class SimulatorNode(Node):
             # step(0) always reports the current state; otherwise publish unless
             # the steps just taken ended on a publishing instant already.
             if request.steps == 0 or self._published_at != self.sim_steps:
-                self._at_step(publish=True)
+                self.at_step(publish=True)
         response.sim_time = conversions.stamp(self.sim_steps * self.step_ns)
         response.step_count = self.sim_steps
         return response
@@ -362,7 +336,7 @@ class SimulatorNode(Node):
         self.outputs.flush(self.settings['shutdown_flush_s'])
         self.get_logger().info(f'stopped at simulated time {self.stamp_s():.3f} s')
 
-    def _at_step(self, publish: bool, markers: bool = False) -> bool:
+    def at_step(self, publish: bool, markers: bool = False) -> bool:
         """
         Measure what is due now and publish what is due: the truth, delivered measurements.
 
@@ -406,7 +380,7 @@ class SimulatorNode(Node):
             self.get_logger().info(f"observers {', '.join(self.start_gate.observers)} "
                                    'matched: simulated time starts')
             self.outputs.ask_again()
-            self._at_step(publish=True, markers=True)
+            self.at_step(publish=True, markers=True)
             return True
         waited = time.monotonic() - self._created_s
         if waited >= self.settings['sync_timeout_s'] * (1 + self._observer_reports):
@@ -431,7 +405,7 @@ class SimulatorNode(Node):
         if self.outputs.resend_odometry():
             self.sync.published(self.outputs.last_odometry_ns)
         else:
-            self._at_step(publish=True)
+            self.at_step(publish=True)
 
     def _tick_sync(self) -> None:
         """Timer in synchronous mode: pacing, timeouts, and the state published again."""

@@ -221,3 +221,34 @@ def test_an_unreachable_ray_address_exits_2_at_once(tmp_path):
                                 f'127.0.0.1:{free_port()}', tag=str(tmp_path)))
     assert code == 2 and 'cannot reach a Ray head there' in output, output
     assert time.monotonic() - began < 60
+
+
+def test_the_inprocess_engine_gives_the_ros_runs_metrics_bit_for_bit(uninterrupted, tmp_path):
+    code, output = finish(start(campaign_file(tmp_path), tmp_path / 'out', '--engine',
+                                'inprocess', tag=str(tmp_path)))
+    assert code == 0, output
+    assert '2 workers in-process' in output
+    assert without_timing(table(tmp_path / 'out')) == without_timing(uninterrupted[1])
+    assert not (tmp_path / 'out' / 'runs' / '00000' / 'attempt-1' / 'simulator.log').exists()
+
+
+def test_inprocess_with_typical_sensors_and_delays_is_the_ros_run(tmp_path):
+    from rally_sim.campaign.inprocess import run_scenario
+    from rally_sim.scenario_runner import load_scenario
+    result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', 'path_follow_typical',
+                             '--output', str(tmp_path)], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    ros = json.loads(next(tmp_path.glob('*/report.json')).read_text())
+    spec = load_scenario('path_follow_typical')
+    spec['seed_in_use'] = ros['seed']
+    alone = run_scenario(spec)
+    assert alone['metrics'] == ros['metrics'] and alone['passed']
+
+
+def test_inprocess_refuses_a_controller_it_does_not_run(tmp_path):
+    path = tmp_path / 'drift.yaml'
+    path.write_text(yaml.safe_dump({'scenario': 'drift_skid_pad', 'matrix': {'seed': [1]}}))
+    code, output = finish(start(path, tmp_path / 'out', '--engine', 'inprocess',
+                                tag=str(tmp_path)))
+    assert code == 2 and 'is not the path follower' in output and 'Traceback' not in output

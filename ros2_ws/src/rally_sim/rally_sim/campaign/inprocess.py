@@ -1,0 +1,210 @@
+"""
+The in-process engine: a scenario run without ROS processes, for our own path follower.
+
+The simulator's own parts, as the node composes them: the vehicle, the
+command intake (speed controller), the sensor profile and the stepping rule
+(ros/stepping.py). At each state the controller answers (each odometry
+message in the ROS run) the path follower's law (control/path_following.py)
+answers it, as its node does, and the command is taken as the node takes
+the answer; then time runs to the next one. The metrics are computed as
+the scenario runner computes them, on the ground truth at each publishing
+instant. So a run gives the ROS run's metrics to the last bit: the one
+thing a message changes, the ackermann_msgs fields being float32, is done
+here too (test: path_follow and path_follow_typical).
+
+Supported: the path follower (rally_sim.ros.path_follower) in speed
+mode, any vehicle, stage, sensor profile and actuation. Other controllers
+run with the ros engine.
+"""
+
+import logging
+import math
+from typing import Any, Dict, NamedTuple, Optional
+
+from ackermann_msgs.msg import AckermannDriveStamped
+import numpy as np
+from transforms3d.euler import quat2euler
+
+from ..control.path import ClosedPath
+from ..control.path_following import PathFollowing
+from ..physics.model import SLIP_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
+from ..physics.vehicle import Vehicle
+from ..resources import config_file, surface_from
+from ..ros import stepping
+from ..ros.commands import CommandIntake
+from ..ros.conversions import quaternion
+from ..ros.path_follower_node import SPECS as FOLLOWER_SPECS
+from ..ros.reports import Reports
+from ..scenario_runner import (
+    cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
+    PHYSICS_RATE_HZ, STATE_COLUMNS, vehicle_config)
+from ..sensors import load_profile, Sensors
+from ..stages import read_path
+
+FOLLOWER = 'rally_sim.ros.path_follower'
+NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
+"""The simulator's parameters that a scenario run leaves at their defaults."""
+MAX_STEPS = 1_000_000
+
+
+class InProcessError(ValueError):
+    """A scenario the in-process engine cannot run; the message says why."""
+
+
+class _Quaternion(NamedTuple):
+    x: float
+    y: float
+    z: float
+    w: float
+
+
+def supported(spec: Dict[str, Any]) -> Optional[str]:
+    """Return why the in-process engine cannot run `spec`, or None if it can."""
+    command = spec['controller']['command']
+    if FOLLOWER not in command:
+        return (f"its controller ({' '.join(command)}) is not the path follower ({FOLLOWER}), "
+                'the one the in-process engine runs; use --engine ros')
+    if spec['command_mode'] != 'speed':
+        return 'the path follower runs in-process in command_mode speed only'
+    params = spec['controller'].get('params', {})
+    for name, value in params.items():
+        rule = FOLLOWER_SPECS.get(name)
+        if rule is None or name == 'command' and value != 'speed':
+            return f"controller parameter '{name}' = {value!r}: not for the in-process engine"
+        if rule.low is not None and not rule.low <= float(value) <= rule.high:
+            return (f"controller parameter '{name}' = {value!r} is out of range "
+                    f'[{rule.low:g}, {rule.high:g}]')
+    return None
+
+
+class InProcessRun:
+    """One scenario run: the simulator's parts and the path follower's law, in turn."""
+
+    def __init__(self, spec: Dict[str, Any], path: ClosedPath):
+        """Build the car at the path's start, its intake, its sensors and the law."""
+        refusal = supported(spec)
+        if refusal:
+            raise InProcessError(refusal)
+        self.spec, self.path = spec, path
+        self.vehicle = Vehicle(vehicle_config(spec), surface_from(spec['stage']))
+        self.step_ns = round(1e9 / PHYSICS_RATE_HZ)
+        self.dt = self.step_ns / 1e9
+        self.sim_steps = 0
+        self.publish_every = max(1, round(1.0 / ((1.0 / spec['control_period_s']) * self.dt)))
+        self.marker_every = self.markers_at = 0
+        settings = dict(NODE_DEFAULTS, command_mode=spec['command_mode'])
+        self.intake = CommandIntake(self.vehicle, settings,
+                                    Reports(logging.getLogger('rally_sim.inprocess')),
+                                    self.dt, lambda: self.sim_steps)
+        self.sensors = Sensors(load_profile(spec['sensors']), spec['seed_in_use'],
+                               self.step_ns, self.publish_every * self.step_ns,
+                               self.vehicle.surface.datum)
+        start_x, start_y = path.points[0]
+        self.vehicle.reset(x=float(start_x), y=float(start_y),
+                           yaw=path.locate(start_x, start_y).heading_rad,
+                           vx=float(spec['initial_speed_m_s']))
+        self.intake.speed.reset()
+        self.intake.push(integrate=False)
+        self.law = PathFollowing(_follower_path(spec), _follower_params(spec))
+        self.truth: Dict[int, tuple] = {}
+        self.odometry = None
+
+    def stop_requested(self) -> bool:
+        """Never: a run ends when its states are all there."""
+        return False
+
+    def failed(self, error: FloatingPointError) -> None:
+        """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
+        raise RuntimeError(f'{error} (the ROS run would restart from the initial state)')
+
+    def at_step(self, publish: bool, markers: bool) -> bool:
+        """Measure what is due, keep the truth at a publishing instant, note the odometry."""
+        self.sensors.measure(self.sim_steps, self.vehicle)
+        delivered = self.sensors.delivered(self.sim_steps)
+        now_ns = self.sim_steps * self.step_ns
+        odometry = None
+        if publish:
+            self._keep_truth(now_ns)
+            now = [n for n in self.sensors.with_outputs if n == 'odometry']
+            odometry = next(iter(self.sensors.measure_now(now_ns, self.vehicle, now)), None)
+        for measurement in delivered:
+            if measurement.channel == 'odometry':
+                odometry = measurement
+        if odometry is not None:
+            self.odometry = odometry
+        return odometry is not None
+
+    def _keep_truth(self, now_ns: int) -> None:
+        """Keep the true state now as the runner reads ground_truth/odom and wheel_slip."""
+        s = self.vehicle.state
+        _, pitch, roll = self.vehicle.ground()
+        x, y, z, w = quaternion(roll, pitch, float(s[YAW]))
+        yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+        slip = float(np.max(np.abs(self.vehicle.outputs[SLIP_ANGLE])))
+        self.truth[now_ns] = (now_ns / 1e9, float(s[X]), float(s[Y]), yaw, float(s[VX]),
+                              float(s[VY]), float(s[YAW_RATE]), slip)
+
+    def answer(self) -> None:
+        """Answer the odometry as the path follower does; take the command as the node does."""
+        m, self.odometry = self.odometry, None
+        (x, y), (yaw,) = m.values['position'].tolist(), m.values['yaw'].tolist()
+        _, pitch, roll = m.values['ground'].tolist()
+        qx, qy, qz, qw = quaternion(roll, pitch, yaw)
+        measured_yaw = quat2euler((qw, qx, qy, qz), 'sxyz')[2]
+        sec, nanosec = divmod(m.stamp_ns, 1_000_000_000)
+        steer, speed = self.law.answer(sec + nanosec / 1e9, x, y, measured_yaw,
+                                       float(m.values['velocity'][0]))
+        command = AckermannDriveStamped()       # float32 fields: rounded as on the wire
+        command.drive.steering_angle = float(np.float32(steer))
+        command.drive.speed = float(np.float32(speed))
+        command.drive.acceleration = float(np.float32(self.law.acceleration))
+        self.intake.on_ackermann(command)
+
+    def run(self) -> Dict[str, Any]:
+        """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
+        spec, path = self.spec, self.path
+        period_ns = round(spec['control_period_s'] * 1e9)
+        laps = LapCounter(spec, path, margin_m=1e-6)
+        self.at_step(publish=True, markers=False)
+        stamp, stamps = 0, []
+        while True:
+            while stamp + period_ns not in self.truth:
+                if self.odometry is not None:
+                    self.answer()
+                before = self.sim_steps
+                stepping.advance(self, MAX_STEPS, until_state=True)
+                if self.sim_steps == before:
+                    raise RuntimeError('simulated time did not advance')
+            stamps.append(stamp)
+            if stamp >= spec['duration_s'] * 1e9 or (
+                    laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
+                    and laps.add(path.locate(*self.truth[stamp][1:3]).progress_m)):
+                break
+            stamp += period_ns
+        columns = list(zip(*(self.truth[s] for s in stamps)))
+        states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
+        result = {'path': path, 'states': cut(states, lap_end(spec, path, states))}
+        evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
+        verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
+        return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
+                'simulated_s': float(evaluated['series']['t'][-1])}
+
+
+def _follower_params(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the path follower's parameters: its defaults and the scenario's."""
+    params = {name: rule.default for name, rule in FOLLOWER_SPECS.items()}
+    params.update(spec['controller'].get('params', {}))
+    return params
+
+
+def _follower_path(spec: Dict[str, Any]) -> ClosedPath:
+    """Return the path the follower follows (its path_file, or the rally stage's)."""
+    path_file = spec['controller'].get('params', {}).get('path_file') or config_file(
+        'stages/rally_stage_path.csv')
+    return ClosedPath(read_path(path_file))
+
+
+def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Run a checked scenario (seed_in_use set) in-process; return metrics and verdict."""
+    path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
+    return InProcessRun(spec, path).run()

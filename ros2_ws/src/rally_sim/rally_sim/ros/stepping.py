@@ -1,0 +1,52 @@
+"""
+How simulated time advances: physics steps between control periods, sensors, outputs.
+
+It stops at control periods, sensor events and publishing instants.
+ROS-free: the simulator node and the in-process campaign engine
+(campaign/inprocess.py) step the same way, so their runs are the same run.
+
+A stepped simulation offers (the SimulatorNode does):
+- sim_steps: the step count, advanced here; dt: a step [s];
+- intake: control_steps and start_control_period() (commands.CommandIntake);
+- publish_every, marker_every (0: no markers), markers_at: steps between
+  publishing instants and markers, the step of the last markers;
+- sensors.next_event(), vehicle.advance(steps, dt);
+- stop_requested(): a long call stops early when the process is asked to;
+- at_step(publish, markers) -> bool: measure and publish what is due now;
+  True when the state controllers answer (odometry) was published;
+- failed(error): the physics went non-finite (the state is the last finite).
+"""
+
+
+def advance(sim, steps: int, until_state: bool = False) -> None:
+    """
+    Take up to `steps` physics steps, stopping at each control period, publish and sensor.
+
+    Starts a control period at each multiple of it; measures, delivers and
+    publishes at each step where a sensor or the outputs are due.
+    until_state: stop once odometry (the state controllers answer) is
+    published. Stops early when the process is asked to stop.
+    """
+    control_steps = sim.intake.control_steps
+    while steps > 0 and not sim.stop_requested():
+        if sim.sim_steps % control_steps == 0:
+            sim.intake.start_control_period()
+        chunk = min(steps, control_steps - sim.sim_steps % control_steps,
+                    sim.publish_every - sim.sim_steps % sim.publish_every)
+        event = sim.sensors.next_event()
+        if event is not None:
+            chunk = min(chunk, max(event - sim.sim_steps, 1))
+        try:
+            sim.vehicle.advance(chunk, sim.dt)
+        except FloatingPointError as error:
+            sim.failed(error)
+            return
+        sim.sim_steps += chunk
+        steps -= chunk
+        publish = sim.sim_steps % sim.publish_every == 0
+        markers = publish and bool(sim.marker_every) and (
+            sim.sim_steps // sim.marker_every != sim.markers_at // sim.marker_every)
+        if markers:
+            sim.markers_at = sim.sim_steps
+        if sim.at_step(publish, markers) and until_state:
+            return
