@@ -41,8 +41,8 @@ def parse(argv):
                         'HOST:PORT joins the head of a cluster')
     parser.add_argument('--engine', choices=('ros', 'inprocess'), default='ros',
                         help='ros: each run the scenario with its ROS processes (default); '
-                        "inprocess: the path follower's law and the simulator's parts in "
-                        'the worker, no ROS processes')
+                        "inprocess: our example controller's law (path follower, drift, "
+                        "MPPI) and the simulator's parts in the worker, no ROS processes")
     parser.add_argument('--output', help='folder of the table and report (default '
                         'out/campaign-NAME)')
     parser.add_argument('--resume', action='store_true',

@@ -1,39 +1,37 @@
 """
-The in-process engine: a scenario run without ROS processes, for our own path follower.
+The in-process engine: a scenario run without ROS processes, for our own controllers.
 
 The simulator's own parts, as the node composes them: the vehicle, the
-command intake (speed controller), the sensor profile and the stepping rule
-(ros/stepping.py). At each state the controller answers (each odometry
-message in the ROS run) the path follower's law (control/path_following.py)
-answers it, as its node does, and the command is taken as the node takes
-the answer; then time runs to the next one. The metrics are computed as
-the scenario runner computes them, on the ground truth at each publishing
-instant. So a run gives the ROS run's metrics to the last bit: the one
-thing a message changes, the ackermann_msgs fields being float32, is done
-here too (test: path_follow and path_follow_typical).
+command intake, the sensor profile and the stepping rule (ros/stepping.py).
+At each state the controller answers (each odometry message in the ROS
+run) the controller's law (campaign/controllers.py: the path follower, the
+drift controller, MPPI) answers it with the messages its node publishes,
+and the intake takes them as the node takes them; then time runs to the
+next one. The metrics are computed as the scenario runner computes them,
+on the ground truth at each publishing instant. So a run gives the ROS
+run's metrics to the last bit: the one thing a message changes, the
+ackermann_msgs fields being float32, is done here too (tests: each
+controller against its ROS run).
 
-Supported: the path follower (rally_sim.ros.path_follower) in speed
-mode, any vehicle, stage, sensor profile and actuation. Other controllers
-run with the ros engine.
+Other controllers run with the ros engine.
 """
 
 import logging
 import math
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, Optional
 
 from ackermann_msgs.msg import AckermannDriveStamped
 import numpy as np
-from transforms3d.euler import quat2euler
+from rally_sim_msgs.msg import DriverCommand
 
+from .controllers import check_controller, law_for, planar, WheelState
 from ..control.path import ClosedPath
-from ..control.path_following import PathFollowing
-from ..physics.model import SLIP_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
+from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..resources import config_file, surface_from
 from ..ros import stepping
 from ..ros.commands import CommandIntake
 from ..ros.conversions import quaternion
-from ..ros.path_follower_node import SPECS as FOLLOWER_SPECS
 from ..ros.reports import Reports
 from ..scenario_runner import (
     cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
@@ -41,7 +39,6 @@ from ..scenario_runner import (
 from ..sensors import load_profile, Sensors
 from ..stages import read_path
 
-FOLLOWER = 'rally_sim.ros.path_follower'
 NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
 """The simulator's parameters that a scenario run leaves at their defaults."""
 MAX_STEPS = 1_000_000
@@ -51,29 +48,12 @@ class InProcessError(ValueError):
     """A scenario the in-process engine cannot run; the message says why."""
 
 
-class _Quaternion(NamedTuple):
-    x: float
-    y: float
-    z: float
-    w: float
-
-
 def supported(spec: Dict[str, Any]) -> Optional[str]:
     """Return why the in-process engine cannot run `spec`, or None if it can."""
-    command = spec['controller']['command']
-    if FOLLOWER not in command:
-        return (f"its controller ({' '.join(command)}) is not the path follower ({FOLLOWER}), "
-                'the one the in-process engine runs; use --engine ros')
-    if spec['command_mode'] != 'speed':
-        return 'the path follower runs in-process in command_mode speed only'
-    params = spec['controller'].get('params', {})
-    for name, value in params.items():
-        rule = FOLLOWER_SPECS.get(name)
-        if rule is None or name == 'command' and value != 'speed':
-            return f"controller parameter '{name}' = {value!r}: not for the in-process engine"
-        if rule.low is not None and not rule.low <= float(value) <= rule.high:
-            return (f"controller parameter '{name}' = {value!r} is out of range "
-                    f'[{rule.low:g}, {rule.high:g}]')
+    try:
+        check_controller(spec['controller'])
+    except ValueError as error:
+        return str(error)
     return None
 
 
@@ -82,9 +62,10 @@ class InProcessRun:
 
     def __init__(self, spec: Dict[str, Any], path: ClosedPath):
         """Build the car at the path's start, its intake, its sensors and the law."""
-        refusal = supported(spec)
-        if refusal:
-            raise InProcessError(refusal)
+        try:
+            self.law = law_for(spec['controller'])
+        except ValueError as error:
+            raise InProcessError(str(error)) from None
         self.spec, self.path = spec, path
         self.vehicle = Vehicle(vehicle_config(spec), surface_from(spec['stage']))
         self.step_ns = round(1e9 / PHYSICS_RATE_HZ)
@@ -96,6 +77,8 @@ class InProcessRun:
         self.intake = CommandIntake(self.vehicle, settings,
                                     Reports(logging.getLogger('rally_sim.inprocess')),
                                     self.dt, lambda: self.sim_steps)
+        self.handlers = {AckermannDriveStamped: self.intake.on_ackermann,
+                         DriverCommand: self.intake.on_driver}
         self.sensors = Sensors(load_profile(spec['sensors']), spec['seed_in_use'],
                                self.step_ns, self.publish_every * self.step_ns,
                                self.vehicle.surface.datum)
@@ -105,8 +88,8 @@ class InProcessRun:
                            vx=float(spec['initial_speed_m_s']))
         self.intake.speed.reset()
         self.intake.push(integrate=False)
-        self.law = PathFollowing(_follower_path(spec), _follower_params(spec))
         self.truth: Dict[int, tuple] = {}
+        self.wheels: Dict[int, WheelState] = {}
         self.odometry = None
 
     def stop_requested(self) -> bool:
@@ -143,22 +126,24 @@ class InProcessRun:
         slip = float(np.max(np.abs(self.vehicle.outputs[SLIP_ANGLE])))
         self.truth[now_ns] = (now_ns / 1e9, float(s[X]), float(s[Y]), yaw, float(s[VX]),
                               float(s[VY]), float(s[YAW_RATE]), slip)
+        if self.law.wants_wheels:       # the controller's wheel_slip message
+            self.wheels[now_ns] = WheelState(s[OMEGA:OMEGA + 4].tolist(),
+                                             self.vehicle.outputs[STEER_ANGLE].tolist())
 
     def answer(self) -> None:
-        """Answer the odometry as the path follower does; take the command as the node does."""
+        """Answer the odometry with the law; take its messages as the node takes them."""
         m, self.odometry = self.odometry, None
-        (x, y), (yaw,) = m.values['position'].tolist(), m.values['yaw'].tolist()
-        _, pitch, roll = m.values['ground'].tolist()
-        qx, qy, qz, qw = quaternion(roll, pitch, yaw)
-        measured_yaw = quat2euler((qw, qx, qy, qz), 'sxyz')[2]
-        sec, nanosec = divmod(m.stamp_ns, 1_000_000_000)
-        steer, speed = self.law.answer(sec + nanosec / 1e9, x, y, measured_yaw,
-                                       float(m.values['velocity'][0]))
-        command = AckermannDriveStamped()       # float32 fields: rounded as on the wire
-        command.drive.steering_angle = float(np.float32(steer))
-        command.drive.speed = float(np.float32(speed))
-        command.drive.acceleration = float(np.float32(self.law.acceleration))
-        self.intake.on_ackermann(command)
+        wheels = None
+        if self.law.wants_wheels:       # answered once wheel_slip of its stamp is there
+            wheels = self.wheels.get(m.stamp_ns)
+            if wheels is None:
+                raise RuntimeError(
+                    f'no wheel_slip stamped {m.stamp_ns} ns for the odometry: this controller '
+                    'answers odometry stamped at the publishing instants only (a sensor '
+                    'profile whose odometry is measured with the outputs)')
+            self.wheels = {t: w for t, w in self.wheels.items() if t > m.stamp_ns}
+        for message in self.law.answer(m.stamp_ns, planar(m), wheels):
+            self.handlers.get(type(message), self.intake.on_torque)(message)
 
     def run(self) -> Dict[str, Any]:
         """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
@@ -188,20 +173,6 @@ class InProcessRun:
         verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
         return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
                 'simulated_s': float(evaluated['series']['t'][-1])}
-
-
-def _follower_params(spec: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the path follower's parameters: its defaults and the scenario's."""
-    params = {name: rule.default for name, rule in FOLLOWER_SPECS.items()}
-    params.update(spec['controller'].get('params', {}))
-    return params
-
-
-def _follower_path(spec: Dict[str, Any]) -> ClosedPath:
-    """Return the path the follower follows (its path_file, or the rally stage's)."""
-    path_file = spec['controller'].get('params', {}).get('path_file') or config_file(
-        'stages/rally_stage_path.csv')
-    return ClosedPath(read_path(path_file))
 
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:

@@ -247,8 +247,10 @@ def test_inprocess_with_typical_sensors_and_delays_is_the_ros_run(tmp_path):
 
 
 def test_inprocess_refuses_a_controller_it_does_not_run(tmp_path):
-    path = tmp_path / 'drift.yaml'
-    path.write_text(yaml.safe_dump({'scenario': 'drift_skid_pad', 'matrix': {'seed': [1]}}))
+    own = short_scenario(tmp_path, 'own', controller={
+        'command': [sys.executable, str(tmp_path / 'my_controller.py')]})
+    path = tmp_path / 'own_campaign.yaml'
+    path.write_text(yaml.safe_dump({'scenario': str(own), 'matrix': {'seed': [1]}}))
     code, output = finish(start(path, tmp_path / 'out', '--engine', 'inprocess',
                                 tag=str(tmp_path)))
-    assert code == 2 and 'is not the path follower' in output and 'Traceback' not in output
+    assert code == 2 and 'is not one of ours' in output and 'Traceback' not in output

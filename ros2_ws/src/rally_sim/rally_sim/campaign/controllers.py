@@ -1,0 +1,222 @@
+"""
+Our example controllers' laws, answering states in-process as their nodes answer messages.
+
+Each answers the odometry (and, for MPPI, the wheel state of the same
+stamp) with the command messages its node publishes, built as the node
+builds them, so the simulator's command intake takes the same values: the
+float32 fields of ackermann_msgs are rounded as on the wire. The nodes'
+parameter specs and checks are used, so a value the node refuses is refused
+here with the same words.
+"""
+
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+from ackermann_msgs.msg import AckermannDriveStamped
+import numpy as np
+from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
+from transforms3d.euler import quat2euler
+
+from ..control.delay import extrapolate
+from ..control.path import ClosedPath
+from ..physics.model import OMEGA, STATE_SIZE, STEER
+from ..resources import config_file
+from ..ros.conversions import quaternion
+from ..ros.odometry import PlanarState
+from ..ros.parameters import check, Spec
+from ..stages import read_path
+
+
+class WheelState(NamedTuple):
+    """What MPPI reads from wheel_slip: wheel spins [rad/s] and the two front steer angles."""
+
+    wheel_angular_speed: Sequence[float]
+    steer_angle: Sequence[float]
+
+
+def planar(m) -> PlanarState:
+    """Return the planar state a node reads from the odometry message of measurement `m`."""
+    (x, y), (yaw,) = m.values['position'].tolist(), m.values['yaw'].tolist()
+    _, pitch, roll = m.values['ground'].tolist()
+    qx, qy, qz, qw = quaternion(roll, pitch, yaw)
+    return PlanarState(x, y, quat2euler((qw, qx, qy, qz), 'sxyz')[2],
+                       float(m.values['velocity'][0]), float(m.values['velocity'][1]),
+                       float(m.values['yaw_rate'][0]))
+
+
+def steering(angle: float, speed: float = 0.0, acceleration: float = 0.0
+             ) -> AckermannDriveStamped:
+    """Return an ackermann command with its float32 fields rounded as on the wire."""
+    command = AckermannDriveStamped()
+    command.drive.steering_angle = float(np.float32(angle))
+    command.drive.speed = float(np.float32(speed))
+    command.drive.acceleration = float(np.float32(acceleration))
+    return command
+
+
+def node_params(specs: Dict[str, Spec], given: Dict[str, Any]) -> Dict[str, Any]:
+    """Return a node's parameters (its defaults, then `given`) as its node declares them."""
+    values = {name: spec.default for name, spec in specs.items()}
+    values.update(given)
+    for name, value in given.items():
+        if name not in specs:
+            raise ValueError(f"controller parameter '{name}' is not a parameter of the "
+                             f"controller; its parameters: {', '.join(specs)}")
+        reason = check(name, value, specs)
+        if reason:
+            raise ValueError(f'controller {reason}')
+        if isinstance(specs[name].default, float):
+            values[name] = float(value)
+    return values
+
+
+class Controller:
+    """A controller's law: answers a state with the messages its node publishes."""
+
+    wants_wheels = False
+    """Whether it answers a state only with its wheel state (wheel_slip) too."""
+
+    @staticmethod
+    def specs() -> Dict[str, Spec]:
+        """Return its node's parameter specs."""
+        raise NotImplementedError
+
+    def answer(self, stamp_ns: int, state: PlanarState, wheels: Optional[WheelState]
+               ) -> List[Any]:
+        """Return the command messages answering the state measured at stamp_ns."""
+        raise NotImplementedError
+
+
+class PathFollowerLaw(Controller):
+    """rally_sim.ros.path_follower: pure pursuit, and in driver mode the pedals."""
+
+    @staticmethod
+    def specs():
+        """Return the path follower node's specs."""
+        from ..ros.path_follower_node import SPECS
+        return SPECS
+
+    def __init__(self, given: Dict[str, Any]):
+        """Take the node's parameters; load its path."""
+        from ..control.path_following import PathFollowing
+        from ..control.speed import PedalSpeedController
+        p = node_params(self.specs(), given)
+        self.law = PathFollowing(ClosedPath(read_path(
+            p['path_file'] or config_file('stages/rally_stage_path.csv'))), p)
+        self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
+        self.last_stamp_ns = None
+
+    def answer(self, stamp_ns, state, wheels):
+        """Steer and speed; in driver mode throttle and brake as the node works them."""
+        from ..ros.path_follower_node import PEDAL_PERIOD_S
+        sec, nanosec = divmod(stamp_ns, 1_000_000_000)
+        steer, speed = self.law.answer(sec + nanosec / 1e9, state.x, state.y, state.yaw,
+                                       state.vx)
+        messages = [steering(steer, speed, self.law.acceleration)]
+        if self.pedals is not None:
+            dt = PEDAL_PERIOD_S
+            if self.last_stamp_ns is not None and 0 < stamp_ns - self.last_stamp_ns < 1e8:
+                dt = (stamp_ns - self.last_stamp_ns) / 1e9
+            self.last_stamp_ns = stamp_ns
+            throttle, brake = self.pedals.pedals(float(speed), state.vx, dt)
+            messages.append(DriverCommand(throttle=throttle, brake=brake))
+        return messages
+
+
+class DriftLaw(Controller):
+    """rally_sim.ros.drift_controller: counter-steer, and throttle or rear torque."""
+
+    @staticmethod
+    def specs():
+        """Return the drift controller node's specs."""
+        from ..ros.drift_controller_node import COMMANDS, SPECS
+        return {**SPECS, **COMMANDS}
+
+    def __init__(self, given: Dict[str, Any]):
+        """Take the node's parameters."""
+        from ..control.drift import DriftController, DriftSettings
+        from ..ros.drift_controller_node import SPECS
+        p = node_params(self.specs(), given)
+        self.controller = DriftController(DriftSettings(**{name: p[name] for name in SPECS}))
+        self.delay_s = p['delay_compensation_s']
+        self.driver = p['command'] == 'driver'
+
+    def answer(self, stamp_ns, state, wheels):
+        """Steering first, then the throttle (driver) or the rear torques, as the node."""
+        pose = extrapolate(*state, self.delay_s)
+        state = state._replace(x=pose[0], y=pose[1], yaw=pose[2])
+        if self.driver:
+            steer, throttle = self.controller.pedals(*state)
+            drive = DriverCommand(throttle=float(throttle), gear=self.controller.settings.gear)
+        else:
+            steer, torque = self.controller.command(*state)
+            drive = WheelTorqueCommand()
+            drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
+        return [steering(steer), drive]
+
+
+class MppiLaw(Controller):
+    """rally_sim.ros.mppi_controller: sampled futures on the batch physics."""
+
+    wants_wheels = True
+
+    @staticmethod
+    def specs():
+        """Return the MPPI node's specs."""
+        from ..ros.mppi_controller_node import SPECS
+        return SPECS
+
+    def __init__(self, given: Dict[str, Any]):
+        """Take the node's parameters; build its model of the car and stage."""
+        from ..control.mppi import Mppi, MppiSettings
+        from ..physics.config import load_vehicle
+        from ..resources import surface_from, vehicle_path
+        from ..ros.mppi_controller_node import SPECS
+        p = node_params(SPECS, given)
+        settings = MppiSettings(**{name: p[name] for name in SPECS
+                                   if name not in ('vehicle', 'stage')})
+        self.mppi = Mppi(load_vehicle(vehicle_path(p['vehicle'])), surface_from(p['stage']),
+                         ClosedPath(read_path(config_file(f"stages/{p['stage']}_path.csv"))),
+                         settings)
+
+    def answer(self, stamp_ns, state, wheels):
+        """Steering, then drive and brake torques, for the full state of stamp_ns."""
+        full = np.zeros(STATE_SIZE)
+        full[:6] = state
+        full[OMEGA:OMEGA + 4] = wheels.wheel_angular_speed
+        full[STEER] = 0.5 * (wheels.steer_angle[0] + wheels.steer_angle[1])
+        steer, drive, brake, _ = self.mppi.command(full)
+        torques = WheelTorqueCommand()
+        torques.drive_torque = drive.tolist()
+        torques.brake_torque = brake.tolist()
+        return [steering(steer), torques]
+
+
+LAWS = {'rally_sim.ros.path_follower': PathFollowerLaw,
+        'rally_sim.ros.drift_controller': DriftLaw,
+        'rally_sim.ros.mppi_controller': MppiLaw}
+"""The controllers the in-process engine runs, by the module their scenario command runs."""
+
+
+def module_of(command: Sequence[str]) -> Optional[str]:
+    """Return the module a controller command runs (`python -m MODULE ...`), or None."""
+    command = list(command)
+    if len(command) >= 3 and command[1] == '-m' and command[0].rsplit('/', 1)[-1].startswith(
+            'python'):
+        return command[2]
+    return None
+
+
+def check_controller(controller: Dict[str, Any]) -> None:
+    """Raise ValueError saying why the in-process engine cannot run a scenario's controller."""
+    module = module_of(controller['command'])
+    if module not in LAWS:
+        raise ValueError(
+            f"its controller ({' '.join(controller['command'])}) is not one of ours that the "
+            f"in-process engine runs ({', '.join(LAWS)}); use --engine ros")
+    node_params(LAWS[module].specs(), controller.get('params', {}))
+
+
+def law_for(controller: Dict[str, Any]) -> Controller:
+    """Return the law of a scenario's controller; ValueError says why there is none."""
+    check_controller(controller)
+    return LAWS[module_of(controller['command'])](controller.get('params', {}))

@@ -1,0 +1,80 @@
+"""
+The in-process engine against the ROS run: each of our controllers, every mode it commands.
+
+Each case is a shipped scenario, shortened, run once by `rally_sim.scenario`
+(the simulator and the controller as ROS processes) and once in-process;
+their metrics must be the same to the last bit.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from rally_sim.campaign.controllers import check_controller, module_of
+from rally_sim.campaign.inprocess import InProcessError, run_scenario
+from rally_sim.resources import config_file
+from rally_sim.scenario_runner import load_scenario
+import yaml
+
+DRIFT = {'duration_s': 6.0, 'settle_s': 2.0,
+         'thresholds': {'sideslip_mean_deg': {'min': 5.0}}}
+CASES = {
+    # typical sensors, a steering delay and lag, delay compensation: driver mode
+    'drift_typical': ('drift_skid_pad_typical', DRIFT),
+    'drift_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
+        'command': ['python', '-m', 'rally_sim.ros.drift_controller'],
+        'params': {'radius_m': 15.0, 'command': 'torque'}})),
+    'follower_driver': ('path_follow_driver', {'duration_s': 6.0}),
+    'mppi': ('mppi_rally_stage', {'duration_s': 2.0}),
+}
+
+
+def shortened(tmp_path, base, changes):
+    """Write the shipped scenario `base` with `changes` into tmp_path; return its path."""
+    with open(config_file(f'scenarios/{base}.yaml'), encoding='utf-8') as stream:
+        spec = yaml.safe_load(stream)
+    spec.update(changes, name=f'{base}_short')
+    path = tmp_path / f'{base}_short.yaml'
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_each_controller_in_process_gives_its_ros_runs_metrics(case, tmp_path):
+    path = shortened(tmp_path, *CASES[case])
+    result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(path),
+                             '--output', str(tmp_path / 'ros')], capture_output=True,
+                            text=True, timeout=600)
+    reports = list((tmp_path / 'ros').glob('*/report.json'))
+    assert reports, result.stdout + result.stderr
+    ros = json.loads(reports[0].read_text())
+    spec = load_scenario(str(path))
+    spec['seed_in_use'] = ros['seed']
+    alone = run_scenario(spec)
+    # json: NaN (a metric with nothing to measure) equals NaN
+    assert json.dumps(alone['metrics'], sort_keys=True) == json.dumps(ros['metrics'],
+                                                                      sort_keys=True)
+    assert alone['passed'] == ros['passed']
+    assert ros['metrics'], ros
+
+
+def test_a_controller_parameter_the_node_refuses_is_refused_with_its_words():
+    spec = load_scenario('drift_skid_pad')
+    spec['controller']['params'] = {'radius_m': 1.0}
+    with pytest.raises(ValueError, match=r"'radius_m' = 1.0 is out of range \[2, 500\]"):
+        check_controller(spec['controller'])
+    spec['controller']['params'] = {'gain': 1.0}
+    with pytest.raises(ValueError, match="'gain' is not a parameter of the controller"):
+        check_controller(spec['controller'])
+    spec['controller']['command'] = ['python', '-m', 'my_team.controller']
+    spec['seed_in_use'] = 0
+    with pytest.raises(InProcessError, match='my_team.controller.*use --engine ros'):
+        run_scenario(spec)
+
+
+def test_the_module_of_a_controller_command():
+    assert module_of(['python', '-m', 'rally_sim.ros.mppi_controller']) == (
+        'rally_sim.ros.mppi_controller')
+    assert module_of(['/usr/bin/python3', '-m', 'a.b', '--x']) == 'a.b'
+    assert module_of(['./my_controller']) is None
