@@ -28,7 +28,7 @@ import os
 import struct
 import sys
 import time
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -421,11 +421,12 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> L
 
 
 def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
-        record: str = None) -> Dict[str, Any]:
+        record: str = None, start: Callable = start_logged) -> Dict[str, Any]:
     """
     Run a scenario on the simulator's synchronous mode; return the samples and timing.
 
     A signal (read from `stop`) raises Stopped once the processes are stopped.
+    start(command, log_path): starts a process (a campaign worker's warm start).
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
@@ -439,10 +440,10 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         observer = Observer(spec, stop, record)
         # Both start at once: simulated time holds at 0 until the runner has the
         # first state (the simulator waits for its observer) and unpauses it.
-        processes.append(start_logged(_simulator_command(spec, path, folder),
-                                      os.path.join(folder, 'simulator.log')))
-        processes.append(start_logged(_controller_command(spec),
-                                      os.path.join(folder, 'controller.log')))
+        processes.append(start(_simulator_command(spec, path, folder),
+                               os.path.join(folder, 'simulator.log')))
+        processes.append(start(_controller_command(spec),
+                               os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
         if not observer.spin_until(lambda: 0 in observer.odom and 0 in observer.slip,
                                    START_TIMEOUT_S, processes):
@@ -616,14 +617,15 @@ def plot_report(spec, result, series, path_png: str) -> None:
     plt.close(fig)
 
 
-def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None):
+def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None,
+            start: Callable = start_logged):
     """
     Run a checked scenario (seed_in_use set) into `folder`; write and return its report.
 
     Returns (report, the run's result, the metrics' time series).
     RuntimeError: the run failed (its message says how; logs in folder).
     """
-    result = run(spec, folder, stop, record)
+    result = run(spec, folder, stop, record, start)
     evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]

@@ -8,7 +8,8 @@ it as `./rally scenario` runs a scenario (scenario_runner.execute: simulator
 and controller processes in synchronous mode), or in this process (engine
 inprocess: inprocess.py), and writes one result per line on stdout.
 Long-lived, so a run costs its own processes' start-up only, not this
-one's imports. A signal ends the run in progress cleanly and the worker.
+one's imports; and those are forked warm, their imports done
+(warm_start.py). A signal ends the run in progress cleanly and the worker.
 """
 
 import json
@@ -16,13 +17,19 @@ import os
 import resource
 import sys
 import time
-from typing import Any, Dict
+from typing import Any, Callable, Dict
 
 from ..entry import Stopped, stopped_status, StopRequest
 
 
-def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
-    """Run one task; return its result (error: why it failed, '' if it ran)."""
+def execute_task(task: Dict[str, Any], stop: StopRequest, start_process: Callable = None
+                 ) -> Dict[str, Any]:
+    """
+    Run one task; return its result (error: why it failed, '' if it ran).
+
+    start_process(command, log_path): how the run's processes start (default: as
+    `./rally scenario` starts them).
+    """
     from ..scenario_runner import execute
     os.makedirs(task['folder'], exist_ok=True)
     start, cpu = time.monotonic(), cpu_seconds()
@@ -35,7 +42,8 @@ def execute_task(task: Dict[str, Any], stop: StopRequest) -> Dict[str, Any]:
             with open(os.path.join(task['folder'], 'report.json'), 'w', encoding='utf-8') as out:
                 json.dump(report, out, indent=2, default=str)
         else:
-            report, _, _ = execute(task['spec'], task['folder'], stop)
+            report, _, _ = execute(task['spec'], task['folder'], stop,
+                                   **({'start': start_process} if start_process else {}))
         result.update(passed=report['passed'], metrics=report['metrics'],
                       simulated_s=report['simulated_s'])
     except RuntimeError as error:
@@ -58,13 +66,21 @@ def main() -> int:
     """Serve tasks until stdin closes or a signal comes."""
     stop = StopRequest(tool=True)
     from .. import scenario_runner  # noqa: F401  the heavy imports, once
+    starter = None          # at the first run of the ros engine
     try:
         for line in sys.stdin:
             if stop.requested:
                 break
-            print(json.dumps(execute_task(json.loads(line), stop)), flush=True)
+            task = json.loads(line)
+            if starter is None and task.get('engine') != 'inprocess':
+                from .warm_start import WarmStarter
+                starter = WarmStarter()
+            print(json.dumps(execute_task(task, stop, starter and starter.start)), flush=True)
     except Stopped as stopped:
         return stopped_status(stopped.number)
+    finally:
+        if starter is not None:
+            starter.close()
     return stopped_status(stop.number) if stop.requested else 0
 
 

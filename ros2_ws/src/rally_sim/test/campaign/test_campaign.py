@@ -100,6 +100,15 @@ def test_each_run_is_the_scenario_run_alone_bit_for_bit_in_domains_of_their_own(
     assert rows[0]['cross_track_max_m'] != rows[1]['cross_track_max_m']     # two real runs
 
 
+def names(pid):
+    """Return a process's name (comm) and command-line words; none once it is gone."""
+    try:
+        with open(f'/proc/{pid}/comm', 'rb') as comm, open(f'/proc/{pid}/cmdline', 'rb') as cmd:
+            return [comm.read().strip()] + cmd.read().split(b'\0')
+    except OSError:
+        return []
+
+
 def test_a_worker_killed_mid_run_costs_a_retry_and_the_table_is_complete(
         uninterrupted, tmp_path):
     segments = ros_process.shm_segments()
@@ -108,9 +117,9 @@ def test_a_worker_killed_mid_run_costs_a_retry_and_the_table_is_complete(
     worker = None
     deadline = time.monotonic() + 120
     while worker is None and time.monotonic() < deadline:
-        procs = {pid: open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\0')
-                 for pid in ros_process.tagged_processes(tag) if os.path.exists(f'/proc/{pid}')}
-        if any(b'rally_sim.ros.node' in args for args in procs.values()):     # mid-run
+        procs = {pid: names(pid) for pid in ros_process.tagged_processes(tag)}
+        # mid-run: the simulator is up, forked warm (named node) or started cold
+        if any(b'node' in args or b'rally_sim.ros.node' in args for args in procs.values()):
             worker = next(pid for pid, args in procs.items()
                           if b'rally_sim.campaign.worker' in args)
         time.sleep(0.05)
