@@ -55,7 +55,7 @@ KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'control
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
         'settle_s': (int, float), 'thresholds': dict}
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
-            'vehicle_overrides': (dict, {})}
+            'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {})}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -139,9 +139,10 @@ def _check_sensors(spec: Dict[str, Any], path: str) -> None:
     """Check the keys sensors, seed and actuation (ScenarioError naming the key)."""
     from .sensors import load_profile, SensorError
     try:
-        load_profile(spec['sensors'])
+        load_profile(spec['sensors'], spec['sensor_overrides'])
     except SensorError as error:
-        raise ScenarioError(f"{path}: key 'sensors': {error}") from None
+        keys = "s 'sensors', 'sensor_overrides'" if spec['sensor_overrides'] else " 'sensors'"
+        raise ScenarioError(f'{path}: key{keys}: {error}') from None
     seed = spec['seed']
     if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
         raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
@@ -177,6 +178,18 @@ def vehicle_config(spec: Dict[str, Any]):
     """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
     from .physics import load_vehicle
     return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(vehicle_overrides(spec))
+
+
+def sensor_file(spec: Dict[str, Any], folder: str) -> str:
+    """Return the sensor profile the simulator loads: the scenario's, or one with its overrides."""
+    from .sensors.profiles import profile_path, profile_tree
+    if not spec['sensor_overrides']:
+        return spec['sensors']
+    tree = profile_tree(profile_path(spec['sensors']), spec['sensor_overrides'])
+    path = os.path.join(folder, 'sensors.yaml')
+    with open(path, 'w', encoding='utf-8') as out:
+        yaml.safe_dump(tree, out, sort_keys=False)
+    return path
 
 
 def vehicle_file(spec: Dict[str, Any], folder: str) -> str:
@@ -270,6 +283,7 @@ class Observer:
             from .demo_driver import RECORDED_TOPICS
             self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS, {
                 'rally_sim.seed': str(spec['seed_in_use']), 'rally_sim.sensors': spec['sensors'],
+                'rally_sim.sensor_overrides': json.dumps(spec['sensor_overrides']),
                 'rally_sim.scenario': spec['name']})
 
     def spin_until(self, done, timeout_s: float, processes) -> bool:
@@ -411,7 +425,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> L
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
             '-p', 'shutdown_flush_s:=0.0',      # the runner has every state it needs
             '-p', f'vehicle:={vehicle_file(spec, folder)}',
-            '-p', f"sensors:={spec['sensors']}", '-p', f"seed:={spec['seed_in_use']}",
+            '-p', f'sensors:={sensor_file(spec, folder)}', '-p', f"seed:={spec['seed_in_use']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
             '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
             '-p', 'marker_rate_hz:=0.0',
@@ -506,7 +520,7 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     runs to there before the controller's first answer is needed.
     """
     from .sensors import load_profile
-    odometry = load_profile(spec['sensors']).channels.get('odometry')
+    odometry = load_profile(spec['sensors'], spec['sensor_overrides']).channels.get('odometry')
     delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
     return -(-delay_ns // period_ns) * period_ns
 
@@ -632,7 +646,8 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
               'stage': spec['stage'], 'controller': spec['controller'],
               'sensors': spec['sensors'], 'seed': spec['seed_in_use'],
-              'actuation': spec['actuation'], 'vehicle_overrides': spec['vehicle_overrides'],
+              'sensor_overrides': spec['sensor_overrides'], 'actuation': spec['actuation'],
+              'vehicle_overrides': spec['vehicle_overrides'],
               'simulated_s': simulated, 'wall_s': result['wall_s'],
               'real_time_factor': simulated / result['wall_s'],
               'loop_wall_s': result['loop_wall_s'],

@@ -79,7 +79,8 @@ class InProcessRun:
                                     self.dt, lambda: self.sim_steps)
         self.handlers = {AckermannDriveStamped: self.intake.on_ackermann,
                          DriverCommand: self.intake.on_driver}
-        self.sensors = Sensors(load_profile(spec['sensors']), spec['seed_in_use'],
+        self.sensors = Sensors(load_profile(spec['sensors'], spec['sensor_overrides']),
+                               spec['seed_in_use'],
                                self.step_ns, self.publish_every * self.step_ns,
                                self.vehicle.surface.datum)
         start_x, start_y = path.points[0]

@@ -18,9 +18,11 @@ Both matrix and sample: every matrix point with every draw. Keys follow the
 scenario file, dotted where nested (`initial_speed_m_s`, `stage`, `sensors`,
 `seed`, `controller.params.NAME`, `actuation.steer.delay_s`,
 `thresholds.METRIC.max`); `vehicle.KEY` sets a vehicle-file key
-(`vehicle.tyres.rear.mu`); and `friction_scale` (every surface's grip: the
-friction coefficient under each wheel, tyre mu x surface grip, scales by it)
-and `mass_scale` (mass and yaw inertia). A list of values may be written
+(`vehicle.tyres.rear.mu`), `sensors.CHANNEL.KEY` a key of the run's sensor
+profile (`sensors.imu.gyro.stddev`, `sensors.odometry.delay_s`); and
+`friction_scale` (every surface's grip: the friction coefficient under each
+wheel, tyre mu x surface grip, scales by it) and `mass_scale` (mass and yaw
+inertia). A list of values may be written
 {range: [start, stop]} (integers, stop excluded) or {linspace: [low, high, n]}.
 
 Each run's sensor seed is the `seed` key's value where the campaign sets it,
@@ -53,7 +55,7 @@ SHORTCUTS = {'friction_scale': ('tyres.front.mu', 'tyres.rear.mu'),
 """Parameters that scale vehicle-file keys: each key times the value."""
 SCALE_RANGE = (0.05, 20.0)
 PLAIN_KEYS = sorted(set(KEYS) | set(OPTIONAL) - {
-    'name', 'controller', 'thresholds', 'actuation', 'vehicle_overrides'})
+    'name', 'controller', 'thresholds', 'actuation', 'vehicle_overrides', 'sensor_overrides'})
 """Scenario keys a campaign sets as they are."""
 DISTRIBUTIONS = ('uniform', 'normal', 'choice')
 MAX_RUNS = 100000
@@ -230,12 +232,14 @@ def _check_key(key: str, path: str) -> None:
             or (head == 'actuation' and key.count('.') == 2) \
             or (head == 'thresholds' and key.count('.') == 2
                 and key.split('.')[2] in ('min', 'max')) \
-            or (head == 'vehicle' and key.count('.') >= 1):
+            or (head == 'vehicle' and key.count('.') >= 1) \
+            or (head == 'sensors' and key.count('.') >= 2):
         return
     raise CampaignError(
         f"{path}: unknown key '{key}': a campaign sets {', '.join(PLAIN_KEYS)}, "
         f"{', '.join(SHORTCUTS)}, controller.params.NAME, actuation.ACTUATOR.KEY, "
-        'thresholds.METRIC.min|max or vehicle.KEY (a vehicle-file key)')
+        'thresholds.METRIC.min|max, vehicle.KEY (a vehicle-file key) or '
+        'sensors.CHANNEL.KEY (a sensor-profile key)')
 
 
 def derived_seed(campaign_seed: int, params: Dict[str, Any], repeat: int) -> int:
@@ -257,6 +261,8 @@ def build(base: Dict[str, Any], params: Dict[str, Any], seed: int, where: str
             spec[key] = value
         elif head == 'vehicle':
             spec['vehicle_overrides'][rest] = value
+        elif head == 'sensors':
+            spec['sensor_overrides'][rest] = value
         elif head == 'controller':
             spec['controller']['params'][rest.split('.', 1)[1]] = value
         else:       # actuation.A.K, thresholds.M.B

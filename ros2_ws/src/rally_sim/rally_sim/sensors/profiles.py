@@ -140,11 +140,38 @@ def from_mapping(tree: Any, path: str, name: str = '') -> Profile:
                    tree.get('description', ''), tree.get('sources', ''), channels)
 
 
-def load_profile(name_or_path: str) -> Profile:
-    """Load a shipped profile by name (config/sensors/NAME.yaml) or a profile file."""
+def load_profile(name_or_path: str, overrides: Optional[Mapping[str, Any]] = None) -> Profile:
+    """
+    Load a shipped profile by name (config/sensors/NAME.yaml) or a profile file.
+
+    overrides: dotted keys set on the file's tree before it is checked
+    (`imu.gyro.stddev: 0.01`, `odometry.delay_s: 0.05`).
+    """
+    path = profile_path(name_or_path)
+    return from_mapping(profile_tree(path, overrides), path)
+
+
+def profile_path(name_or_path: str) -> str:
+    """Return the file of a shipped profile's name or of a path (SensorError if none)."""
     from ..resources import preset, shipped
     path = preset(name_or_path, 'sensors', '.yaml')
     if not os.path.isfile(path):
         raise SensorError(f"no sensor profile '{name_or_path}': not a file, nor a shipped "
                           f"profile (shipped: {', '.join(shipped('sensors'))})")
-    return from_mapping(read_yaml(path, 'sensor profile', SensorError), path)
+    return path
+
+
+def profile_tree(path: str, overrides: Optional[Mapping[str, Any]] = None) -> dict:
+    """Return a profile file's parsed tree with the dotted `overrides` set (not checked)."""
+    tree = read_yaml(path, 'sensor profile', SensorError)
+    tree = {} if tree is None else tree
+    for key, value in (overrides or {}).items():
+        *parents, leaf = key.split('.')
+        branch = tree
+        for depth, parent in enumerate(parents):
+            branch = branch.setdefault(parent, {}) if isinstance(branch, dict) else None
+            if not isinstance(branch, dict):
+                raise SensorError(f"override '{key}': '{'.'.join(parents[:depth + 1])}' in "
+                                  f'{path} is not a mapping')
+        branch[leaf] = value
+    return tree

@@ -27,6 +27,9 @@ CASES = {
         'params': {'radius_m': 15.0, 'command': 'torque'}})),
     'follower_driver': ('path_follow_driver', {'duration_s': 6.0}),
     'mppi': ('mppi_rally_stage', {'duration_s': 2.0}),
+    # a sensor profile with two keys changed (the simulator loads the written profile)
+    'follower_sensor_overrides': ('path_follow_typical', {'duration_s': 6.0, 'sensor_overrides': {
+        'odometry.position.stddev': 0.3, 'odometry.delay_s': 0.04}}),
 }
 
 
@@ -57,6 +60,10 @@ def test_each_controller_in_process_gives_its_ros_runs_metrics(case, tmp_path):
                                                                       sort_keys=True)
     assert alone['passed'] == ros['passed']
     assert ros['metrics'], ros
+    if spec['sensor_overrides']:
+        assert ros['sensor_overrides'] == spec['sensor_overrides']
+        spec['sensor_overrides'] = {}
+        assert run_scenario(spec)['metrics'] != alone['metrics']
 
 
 def test_a_controller_parameter_the_node_refuses_is_refused_with_its_words():

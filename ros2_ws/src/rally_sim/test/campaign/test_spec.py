@@ -55,6 +55,22 @@ def test_parameters_reach_the_scenario_and_the_vehicle_file_the_simulator_loads(
     assert loaded['wheel_radius_m'] == base['wheel_radius_m']     # the rest as it was
 
 
+def test_sensor_keys_reach_the_profile_the_simulator_loads(tmp_path):
+    from rally_sim.scenario_runner import sensor_file
+    from rally_sim.sensors import load_profile
+    tree = {'matrix': {'sensors': ['typical'], 'sensors.imu.gyro.stddev': [0.01],
+                       'sensors.odometry.delay_s': [0.05]}}
+    run, = load_campaign(campaign_file(tmp_path, **tree)).runs
+    assert run.spec['sensor_overrides'] == {'imu.gyro.stddev': 0.01, 'odometry.delay_s': 0.05}
+    loaded = load_profile(sensor_file(run.spec, str(tmp_path)))
+    typical = load_profile('typical')
+    assert loaded.channels['imu'].noise['gyro'].stddev == 0.01
+    assert loaded.channels['odometry'].delay_s == 0.05
+    assert loaded.channels['gnss'] == typical.channels['gnss']       # the rest as it was
+    assert loaded.channels['imu'].noise['accelerometer'] == typical.channels['imu'].noise[
+        'accelerometer']
+
+
 def test_samples_are_drawn_from_the_campaign_seed_within_their_distributions(tmp_path):
     tree = {'sample': {'runs': 400, 'initial_speed_m_s': {'uniform': [2.0, 8.0]},
                        'mass_scale': {'normal': [1.0, 0.05]},
@@ -91,6 +107,12 @@ def test_samples_are_drawn_from_the_campaign_seed_within_their_distributions(tmp
     ({'matrix': {'seed': {'range': [0, 1.5]}}}, '{range: [start, stop]}'),
     ({'repeat': 2}, "give 'matrix' and/or 'sample'"),
     ({'matrix': {'seed': [1]}, 'workers': 3}, "unknown key(s) ['workers']"),
+    ({'matrix': {'sensors.imu.gyro.stddev': [0.01, -1.0]}},
+     "run 00001 {'sensors.imu.gyro.stddev': -1.0}: keys 'sensors', 'sensor_overrides': key "
+     "'imu.gyro.stddev' = -1.0 in "),
+    ({'matrix': {'sensors.odometry.velocity.stdev': [0.1]}},
+     "unknown key 'odometry.velocity.stdev' in "),
+    ({'matrix': {'sensors.imu': [0.1]}}, "unknown key 'sensors.imu'"),
 ])
 def test_a_bad_campaign_is_refused_naming_the_run_and_the_key(tmp_path, tree, message):
     with pytest.raises(CampaignError) as caught:
