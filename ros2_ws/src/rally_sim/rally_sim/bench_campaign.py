@@ -32,12 +32,14 @@ from .processes import tag_values
 
 
 def single_run(folder: str) -> Dict[str, float]:
-    """Run path_follow alone; return its report."""
+    """Run path_follow alone; return its report, and the command's wall time as command_s."""
+    start = time.monotonic()
     subprocess.run([sys.executable, '-m', 'rally_sim.scenario', 'path_follow', '--output',
                     folder], capture_output=True, check=True, timeout=600)
+    command_s = time.monotonic() - start
     with open(glob.glob(os.path.join(folder, 'scenario-*', 'report.json'))[0],
               encoding='utf-8') as stream:
-        return json.load(stream)
+        return dict(json.load(stream), command_s=command_s)
 
 
 def rss_by_worker(prefix: str) -> Dict[str, float]:
@@ -90,15 +92,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         single = single_run(os.path.join(folder, 'single'))
+        loop = single['simulated_s'] / single['command_s']
         print(f"campaigns of path_follow ({single['simulated_s']:.2f} s simulated a run); the "
-              f"single run alone x{single['real_time_factor']:.1f} real time (its loop "
-              f"x{single['loop_real_time_factor']:.1f}):")
+              f"single run alone x{single['real_time_factor']:.1f} real time (its processes' "
+              f"start to their end; its loop x{single['loop_real_time_factor']:.1f}; the whole "
+              f"`./rally scenario` command, as a shell loop runs it, x{loop:.1f}):")
         for workers in (1, 2):
             f = campaign(folder, args.runs, workers)
             factor = f['simulated_s'] / f['wall_s']
             print(f"  {f['runs']} runs on {workers} worker{'s' if workers > 1 else ''}: "
                   f"{f['passed']} passed; {f['wall_s']:.1f} s wall, aggregate x{factor:.1f} "
-                  f"real time = {factor / single['real_time_factor']:.2f} x the single run's; "
+                  f"real time = {factor / single['real_time_factor']:.2f} x the single run's "
+                  f"({factor / loop:.2f} x a shell loop's); "
                   f"overhead {f['overhead_s']:.2f} s a run (start-up, discovery, teardown, "
                   f"metrics); {f['cpu_s']:.2f} CPU s a run; peak memory of a worker with its "
                   f"runs' processes {f['peak_mb']:.0f} MB")
