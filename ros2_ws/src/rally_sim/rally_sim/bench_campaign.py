@@ -96,7 +96,8 @@ def main(argv=None) -> int:
         print(f"campaigns of path_follow ({single['simulated_s']:.2f} s simulated a run); the "
               f"single run alone x{single['real_time_factor']:.1f} real time (its processes' "
               f"start to their end; its loop x{single['loop_real_time_factor']:.1f}; the whole "
-              f"`./rally scenario` command, as a shell loop runs it, x{loop:.1f}):")
+              '`./rally scenario` command, as a shell loop runs it, '
+              f'x{loop:.1f}):')
         for workers in (1, 2):
             f = campaign(folder, args.runs, workers)
             factor = f['simulated_s'] / f['wall_s']

@@ -143,27 +143,39 @@ class Surface:
     """Where each surface type lies: uniform, or a map."""
 
     def __init__(self, grid: GripGrid, description: str,
-                 datum: Optional[Tuple[float, float, float]] = None):
+                 datum: Optional[Tuple[float, float, float]] = None,
+                 types: Optional[np.ndarray] = None, type_names: Tuple[str, ...] = (),
+                 outside_type: str = ''):
         """Wrap a grip grid; use uniform() or load() to make one."""
         self.grid = grid
         self.description = description
         self.datum = datum
         """Latitude, longitude [deg], altitude [m] of the odom origin; None: not given."""
+        self.types = types
+        """Each cell's surface type, an index into type_names (rows as the grid's)."""
+        self.source = ''
+        """The surface map file it was loaded from; '' for a uniform surface."""
+        self.type_names = type_names
+        self.outside_type = outside_type
 
     @classmethod
     def uniform(cls, surface: str = 'tarmac_dry') -> 'Surface':
         """Return the same named surface everywhere."""
         grip = surface_grip(surface)
         return cls(GripGrid(np.full((1, 1), grip), 1.0, 0.0, 0.0, 0.0, grip),
-                   f'uniform {surface}')
+                   f'uniform {surface}', types=np.zeros((1, 1), dtype=int),
+                   type_names=(surface,), outside_type=surface)
 
     @classmethod
     def load(cls, path: str) -> 'Surface':
         """Load a map_server-style YAML + image surface map."""
         spec = read_yaml(path, 'surface map', SurfaceError)
         try:
-            return cls(_grid_from_spec(spec, os.path.dirname(os.path.abspath(path))),
-                       f'map {path}', _datum(spec.get('datum')))
+            grid, types, names = _grid_from_spec(spec, os.path.dirname(os.path.abspath(path)))
+            surface = cls(grid, f'map {path}', _datum(spec.get('datum')), types, names,
+                          spec.get('outside', 'tarmac_dry'))
+            surface.source = path
+            return surface
         except SurfaceError as error:
             raise SurfaceError(f'surface map {path}: {error}') from None
 
@@ -195,7 +207,8 @@ def _datum(value) -> Optional[Tuple[float, float, float]]:
     return (float(value[0]), float(value[1]), float(value[2]))
 
 
-def _grid_from_spec(spec, folder: str) -> GripGrid:
+def _grid_from_spec(spec, folder: str) -> Tuple[GripGrid, np.ndarray, Tuple[str, ...]]:
+    """Return the grip grid, each cell's surface type (index) and the types' names."""
     if not isinstance(spec, dict):
         raise SurfaceError('the file must hold a mapping')
     unknown = [k for k in spec if k not in MAP_KEYS + MAP_SERVER_KEYS]
@@ -216,8 +229,12 @@ def _grid_from_spec(spec, folder: str) -> GripGrid:
     image = _read_image(os.path.join(folder, str(spec['image'])))
     legend = _legend(spec['surfaces'], image.shape[2])
     grip = np.full(image.shape[:2], np.nan)
-    for colour, value in legend.items():
-        grip[np.all(image == colour, axis=2)] = value
+    names = tuple(sorted(set(legend.values())))
+    types = np.zeros(image.shape[:2], dtype=int)
+    for colour, name in legend.items():
+        cells = np.all(image == colour, axis=2)
+        grip[cells] = SURFACE_GRIP[name]
+        types[cells] = names.index(name)
     if np.isnan(grip).any():
         row, col = np.argwhere(np.isnan(grip))[0]
         raise SurfaceError(f'pixel (row {row}, column {col}) has colour '
@@ -227,7 +244,7 @@ def _grid_from_spec(spec, folder: str) -> GripGrid:
         heights = _heights(os.path.join(folder, str(spec['height_map'])), grip.shape,
                            resolution, origin)
     return GripGrid(grip, float(resolution), float(origin[0]), float(origin[1]),
-                    float(origin[2]), outside, heights)
+                    float(origin[2]), outside, heights), types, names
 
 
 def _heights(path: str, shape, resolution: float, origin) -> np.ndarray:
@@ -305,7 +322,8 @@ def _read_image(path: str) -> np.ndarray:
     return pixels[:, :, None] if pixels.ndim == 2 else pixels
 
 
-def _legend(entries, channels: int) -> Dict[tuple, float]:
+def _legend(entries, channels: int) -> Dict[tuple, str]:
+    """Return each legend colour's surface type (checked: a known type)."""
     if not isinstance(entries, list) or not entries:
         raise SurfaceError('surfaces must be a list of {color, surface} entries')
     legend = {}
@@ -319,5 +337,6 @@ def _legend(entries, channels: int) -> Dict[tuple, float]:
             raise SurfaceError(f'surfaces[{k}].color = {entry["color"]!r} must be '
                                f'{"a grey level" if channels == 1 else "[r, g, b]"} '
                                'of integers 0..255 for this image')
-        legend[tuple(colour)] = surface_grip(entry['surface'], f'surfaces[{k}].surface')
+        surface_grip(entry['surface'], f'surfaces[{k}].surface')
+        legend[tuple(colour)] = entry['surface']
     return legend

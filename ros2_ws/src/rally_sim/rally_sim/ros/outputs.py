@@ -4,7 +4,7 @@ The simulator node's outputs: its publishers, the state and the sensors' measure
 At each publishing instant the node publishes the truth: /clock, the wheel
 frames on /tf (with odom -> base_link when it carries the truth),
 odom -> base_link_ground_truth, ground_truth/odom, wheel_slip, joint_states,
-markers and drivetrain_state. The sensors' measurements (odom, imu,
+markers, trail (trail.py) and drivetrain_state. The sensors' measurements (odom, imu,
 wheel_encoders, steering_angle, gnss/fix, and odom -> base_link from the
 odometry when tf_source is measured) go out when they are delivered,
 stamped when they were measured. Each message is serialized in place and
@@ -25,10 +25,11 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 from . import conversions
 from .measurements import MeasurementMessages
+from .trail import Trail
 from ..physics import Vehicle
 from ..sensors import Measurement, Sensors
 
@@ -47,7 +48,8 @@ class Outputs:
     """The publishers of one simulated car and what goes on them."""
 
     def __init__(self, node: Node, vehicle: Vehicle, frames: conversions.Frames,
-                 publish_clock: bool, sensors: Sensors, tf_source: str):
+                 publish_clock: bool, sensors: Sensors, tf_source: str,
+                 trail: Optional[Trail] = None):
         """Create the publishers on `node` and publish the static transforms."""
         self.vehicle = vehicle
         self.sensors = sensors
@@ -74,6 +76,9 @@ class Outputs:
             (output(WheelSlip, 'wheel_slip'), m.wheel_slip, False),
             (output(JointState, 'joint_states'), m.joint_states, False),
             (output(MarkerArray, 'markers'), m.markers, True)]
+        self.trail = trail
+        if trail is not None:
+            self.outputs.append((output(Marker, 'trail'), trail.message, True))
         if vehicle.has_drivetrain:
             self.outputs.append((output(DrivetrainState, 'drivetrain_state'),
                                  m.drivetrain_state, False))
@@ -116,6 +121,8 @@ class Outputs:
         Returns the stamp of the odometry published, if any.
         """
         self.clock_at(now_ns)
+        if self.trail is not None:
+            self.trail.sample(now_ns)
         for publisher, make, marker in self.outputs:
             if self._wanted(publisher) and (markers or not marker):
                 publisher.publish(make(now_ns))

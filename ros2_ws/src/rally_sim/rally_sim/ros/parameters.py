@@ -114,6 +114,14 @@ SPECS: Dict[str, Spec] = {
                       'channel, as a localisation would publish), truth, or none (for your '
                       'own estimator); odom -> base_link_ground_truth is always published',
                       choices=('measured', 'truth', 'none')),
+    'publish_stage': Spec(True, 'publish the stage once, latched (transient local): its '
+                          'surfaces on stage/surface (MarkerArray) and its reference path on '
+                          'stage/path; false for a second car on the same stage'),
+    'trail_length_s': Spec(30.0, 'the last this many simulated seconds of the CG path on '
+                           'trail (a line strip, at the marker rate), 0: no trail', 0.0, 600.0),
+    'trail_colour': Spec('speed', 'what colours the trail, blue (none) through green to red: '
+                         'speed (0..30 m/s) or slip (the largest tyre slip angle, 0..0.3 rad)',
+                         choices=('speed', 'slip')),
 }
 
 

@@ -41,8 +41,10 @@ from .outputs import Outputs
 from .pacing import Pacing
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
 from .reports import non_finite, Reports
+from .stage_topics import StageTopics
 from .start import StartGate
 from .synchronous import SynchronousMode
+from .trail import Trail
 from ..physics import DriverCommand, jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path
 from ..sensors import load_profile, SensorError, Sensors
@@ -105,8 +107,13 @@ class SimulatorNode(Node):
                                          s['base_frame'])
         self.seed = self._seed()
         self.sensors = self._sensors()
+        trail = (Trail(self.vehicle, self.frames, s['trail_length_s'], s['trail_colour'])
+                 if s['trail_length_s'] > 0.0 else None)
         self.outputs = Outputs(self, self.vehicle, self.frames, s['publish_clock'],
-                               self.sensors, s['tf_source'])
+                               self.sensors, s['tf_source'], trail)
+        self.stage = StageTopics(self, self.frames) if s['publish_stage'] else None
+        if self.stage is not None:
+            self.stage.show(self.vehicle.surface, 0)
         self.sync = self._synchronous_mode()
         self._make_interfaces()
         self.start_gate = self._start_gate()
@@ -227,6 +234,8 @@ class SimulatorNode(Node):
                 self.vehicle.surface = surface
                 self.sensors.place(surface.datum)
                 self.get_logger().info(f'surface: {surface.description}')
+                if self.stage is not None:
+                    self.stage.show(surface, self.sim_steps * self.step_ns)
         elif not dry_run:
             value = float(value) if isinstance(SPECS[name].default, float) else value
             if name == 'real_time_factor':
@@ -270,6 +279,8 @@ class SimulatorNode(Node):
         """Drop what the sensors measured before a jump (reset, teleport): none of it holds."""
         self.sensors.reset()
         self.outputs.measured.forget()
+        if self.outputs.trail is not None:
+            self.outputs.trail.clear()
 
     def _on_reset(self, request, response):
         self.intake.reset()
