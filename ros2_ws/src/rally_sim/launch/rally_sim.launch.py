@@ -35,13 +35,22 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'rally_sim.yaml'),
                               description='parameters of the simulator node'),
+        DeclareLaunchArgument('publish_stage', default_value='true',
+                              description='this simulator publishes the stage (one per stage)'),
+        DeclareLaunchArgument('trail_colour', default_value='speed',
+                              description='what colours the trail: speed, slip or one colour'),
+        DeclareLaunchArgument('rviz_config',
+                              default_value=os.path.join(share, 'rviz', 'rally_sim.rviz'),
+                              description='the RViz configuration'),
         # A simulator that cannot start (a bad parameter: exit 2, the reason on
         # screen) or dies ends the launch: nothing is left running without it.
         Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
              namespace=namespace, output='screen', on_exit=Shutdown(reason='rally_sim ended'),
              parameters=[LaunchConfiguration('params_file'),
                          {'vehicle': vehicle, 'surface': surface,
-                          'publish_clock': LaunchConfiguration('publish_clock')}]),
+                          'publish_clock': LaunchConfiguration('publish_clock'),
+                          'publish_stage': LaunchConfiguration('publish_stage'),
+                          'trail_colour': LaunchConfiguration('trail_colour')}]),
         # Publishes robot_description only: the simulator publishes the wheel
         # TF itself, so this node's joint_states input is remapped away.
         Node(package='robot_state_publisher', executable='robot_state_publisher',
@@ -52,7 +61,7 @@ def generate_launch_description():
              remappings=[('joint_states', 'robot_state_publisher/unused_joint_states')]),
         Node(package='rviz2', executable='rviz2', namespace=namespace,
              # Fixed frame: this car's odom (its frames carry the namespace prefix).
-             arguments=['-d', os.path.join(share, 'rviz', 'rally_sim.rviz'),
+             arguments=['-d', LaunchConfiguration('rviz_config'),
                         '-f', [frame_prefix, 'odom']],
              parameters=[{'use_sim_time': use_sim_time}],
              condition=IfCondition(LaunchConfiguration('rviz'))),

@@ -2,9 +2,11 @@
 Two rally_sim cars side by side, each in a namespace of its own, with one RViz.
 
 Takes the one-car launch's arguments, per car where they differ: car1 owns
-/clock (exactly one simulator publishes it) and RViz (`rviz:=false` for a
-headless run) shows car1. The arguments are listed in the README, which a
-test compares with the DeclareLaunchArgument calls below.
+/clock (exactly one simulator publishes it) and the stage (both cars are
+on one stage), and RViz (`rviz:=false` for a headless run) shows car1, and
+car2's trail in magenta (rviz/two_cars.rviz: car2 in namespace car2).
+The arguments are listed in the README, which a test compares with the
+DeclareLaunchArgument calls below.
 """
 
 import os
@@ -31,6 +33,9 @@ def generate_launch_description():
                 'surface': LaunchConfiguration(f'{name}_surface'),
                 'rviz': LaunchConfiguration('rviz') if first else 'false',
                 'publish_clock': 'true' if first else 'false',
+                'publish_stage': 'true' if first else 'false',
+                'trail_colour': 'speed' if first else 'magenta',
+                'rviz_config': os.path.join(share, 'rviz', 'two_cars.rviz'),
                 'use_sim_time': LaunchConfiguration('use_sim_time'),
                 'params_file': LaunchConfiguration('params_file')}.items())])
 

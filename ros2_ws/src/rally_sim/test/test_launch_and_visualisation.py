@@ -48,6 +48,14 @@ def test_rviz_config_parses_and_shows_our_topics():
     assert displays['rviz_default_plugins/MarkerArray']['Topic']['Value'] == 'markers'
     assert 'rviz_default_plugins/RobotModel' in displays
     assert 'rviz_default_plugins/TF' in displays
+    topics = {d['Topic']['Value']: d['Topic'] for d in manager['Displays'] if 'Topic' in d}
+    for latched in ('stage/surface', 'stage/path'):     # RViz coming late still gets them
+        assert topics[latched]['Durability Policy'] == 'Transient Local'
+    assert 'trail' in topics
+    with open(os.path.join(PACKAGE, 'rviz', 'two_cars.rviz'), encoding='utf-8') as stream:
+        two = yaml.safe_load(stream)['Visualization Manager']['Displays']
+    assert [d for d in two if d.get('Topic', {}).get('Value') == '/car2/trail']
+    assert [d for d in two if d.get('Topic', {}).get('Value') == 'trail']
 
 
 def test_parameter_file_declares_only_known_parameters():
@@ -96,5 +104,6 @@ def test_two_car_launch_takes_the_one_car_arguments_per_car():
     one_car = set(declared_arguments('rally_sim.launch.py'))
     two_cars = set(declared_arguments('two_cars.launch.py'))
     per_car = {'namespace', 'vehicle', 'surface'}
-    assert two_cars == (one_car - per_car - {'publish_clock'}) | {
+    set_per_car = {'publish_clock', 'publish_stage', 'trail_colour', 'rviz_config'}
+    assert two_cars == (one_car - per_car - set_per_car) | {
         f'{car}_{argument}' for car in ('car1', 'car2') for argument in per_car}

@@ -120,8 +120,9 @@ SPECS: Dict[str, Spec] = {
     'trail_length_s': Spec(30.0, 'the last this many simulated seconds of the CG path on '
                            'trail (a line strip, at the marker rate), 0: no trail', 0.0, 600.0),
     'trail_colour': Spec('speed', 'what colours the trail, blue (none) through green to red: '
-                         'speed (0..30 m/s) or slip (the largest tyre slip angle, 0..0.3 rad)',
-                         choices=('speed', 'slip')),
+                         'speed (0..30 m/s) or slip (the largest tyre slip angle, 0..0.3 rad); '
+                         'or one colour (white, magenta, cyan, yellow: a second car)',
+                         choices=('speed', 'slip', 'white', 'magenta', 'cyan', 'yellow')),
 }
 
 

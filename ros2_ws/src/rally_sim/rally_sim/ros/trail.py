@@ -6,8 +6,8 @@ the marker has room for all of them from the start (unused room repeats
 the newest point, drawing nothing), so it keeps one layout and is refilled
 in place (serialized.SerializedMessage) at the marker rate, only when
 somebody subscribes. Colours run blue - green - red over 0..SPEED_SCALE_M_S
-of speed, or 0..SLIP_SCALE_RAD of the largest tyre slip angle. Cleared on
-reset and teleport.
+of speed, or 0..SLIP_SCALE_RAD of the largest tyre slip angle, or are one
+colour (SOLID: a second car's). Cleared on reset and teleport.
 """
 
 from geometry_msgs.msg import Point
@@ -27,6 +27,9 @@ SLIP_SCALE_RAD = 0.3
 WIDTH_M = 0.15
 ABOVE_GROUND_M = 0.08
 """The trail is drawn this far above the ground under the CG."""
+SOLID = {'white': (1.0, 1.0, 1.0), 'magenta': (1.0, 0.0, 1.0), 'cyan': (0.0, 1.0, 1.0),
+         'yellow': (1.0, 1.0, 0.0)}
+"""The trail's one-colour choices (trail_colour), to tell a second car's apart."""
 
 
 def colours(values: np.ndarray, scale: float) -> np.ndarray:
@@ -40,9 +43,10 @@ class Trail:
     """The last length_s of the car's path, kept and published as a coloured line strip."""
 
     def __init__(self, vehicle: Vehicle, frames: Frames, length_s: float, colour_by: str):
-        """Keep room for length_s of points; colour by 'speed' or 'slip'."""
+        """Keep room for length_s of points; colour by 'speed', 'slip' or one of SOLID."""
         self.vehicle = vehicle
         self.by_slip = colour_by == 'slip'
+        self.solid = SOLID.get(colour_by)
         self.capacity = int(round(length_s / PERIOD_S)) + 1
         self.points = np.zeros((self.capacity, 3))
         self.values = np.zeros(self.capacity)
@@ -90,6 +94,9 @@ class Trail:
             values = np.zeros(1)
         pad = self.capacity - len(points)
         points = np.concatenate([points, np.repeat(points[-1:], pad, axis=0)])
-        rgb = colours(np.concatenate([values, np.repeat(values[-1:], pad)]),
-                      SLIP_SCALE_RAD if self.by_slip else SPEED_SCALE_M_S)
+        if self.solid is not None:
+            rgb = np.tile(self.solid, (self.capacity, 1))
+        else:
+            rgb = colours(np.concatenate([values, np.repeat(values[-1:], pad)]),
+                          SLIP_SCALE_RAD if self.by_slip else SPEED_SCALE_M_S)
         return self._message.fill(points.ravel(), now_ns, rgb.ravel())

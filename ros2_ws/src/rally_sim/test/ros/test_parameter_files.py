@@ -25,7 +25,8 @@ NON_DEFAULT = {
     'timeout_brake_torque_n_m': 250.0, 'shutdown_flush_s': 0.5, 'odom_frame': 'world_odom',
     'base_frame': 'chassis',
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
-    'sensors': 'typical', 'seed': 4711, 'tf_source': 'none'}
+    'sensors': 'typical', 'seed': 4711, 'tf_source': 'none', 'publish_stage': False,
+    'trail_length_s': 12.5, 'trail_colour': 'slip'}
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""
 
 
