@@ -343,7 +343,8 @@ def main(argv=None, stop: StopRequest = None) -> int:
     csv_path = os.path.join(folder, 'run.csv')
     png_path = os.path.join(folder, 'run.png')
     write_trajectory(csv_path, trajectory)
-    plot_run(trajectory, config, png_path, title=f'{what} on {args.surface}')
+    plot_run(trajectory, config, png_path, title=f'{what} on {args.surface}',
+             surface=surface_from(args.surface))
     print(f'wrote {csv_path} ({len(trajectory.columns["t"])} samples) and {png_path}')
     return return_code
 

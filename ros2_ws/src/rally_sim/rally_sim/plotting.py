@@ -1,12 +1,15 @@
 """Plots of a run a person wants to look at: footprint, speed and yaw rate, slip."""
 
 import math
+from typing import Optional
 
 import numpy as np
 
 from . import WHEELS
 from .physics.config import VehicleConfig
+from .physics.surfaces import Surface
 from .physics.trajectory import Trajectory
+from .stage_view import draw_stage
 
 MAX_FOOTPRINTS = 70
 
@@ -20,12 +23,14 @@ def footprint(config: VehicleConfig, x: float, y: float, yaw: float) -> np.ndarr
     return corners @ rotation.T + (x, y)
 
 
-def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: str = '') -> None:
+def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: str = '',
+             surface: Optional[Surface] = None) -> None:
     """
     Write a PNG with the car's footprint along its path, speeds and per-wheel slip.
 
     A run with engine_rpm and gear columns (a car with a drivetrain) gets a
-    third row: the engine speed and the gear.
+    third row: the engine speed and the gear. A surface map (`surface`) is
+    drawn under the footprints in its RViz colours (stage_view.py).
     """
     import matplotlib
     matplotlib.use('Agg')
@@ -41,6 +46,7 @@ def plot_run(trajectory: Trajectory, config: VehicleConfig, path: str, title: st
     fig.suptitle(f"{config['name']}: {title}".strip(': '))
 
     ax = axes[0, 0]
+    draw_stage(ax, surface)
     every = max(1, len(t) // MAX_FOOTPRINTS)
     colours = plt.cm.viridis(np.linspace(0.0, 1.0, len(t)))
     for k in range(0, len(t), every):

@@ -191,7 +191,8 @@ def main(argv: List[str] = None) -> int:
         sensing.write(args.measurements)
     if args.plot:
         from .plotting import plot_run
-        plot_run(trajectory, config, args.plot, title=os.path.basename(args.inputs))
+        plot_run(trajectory, config, args.plot, title=os.path.basename(args.inputs),
+                 surface=vehicle.surface)
     return 0
 
 

@@ -41,7 +41,7 @@ from .entry import Stopped, StopRequest
 from .physics import ConfigError, SURFACE_GRIP
 from .physics.config import STEER_ALIASES
 from .processes import quick_discovery, start_logged, stop_all
-from .resources import config_file, read_shipped, vehicle_path
+from .resources import config_file, read_shipped, surface_from, vehicle_path
 from .ros.serialized import byte_order
 from .stages import read_path, STAGES
 
@@ -605,7 +605,9 @@ def plot_report(spec, result, series, path_png: str) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from .stage_view import draw_stage
     fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6.5))
+    draw_stage(left, surface_from(spec['stage']))
     reference = np.vstack([result['path'].points, result['path'].points[:1]])
     left.plot(reference[:, 0], reference[:, 1], color='0.6', linewidth=6, alpha=0.5,
               label='reference path')

@@ -122,3 +122,31 @@ def path_file(surface_file: str) -> Optional[str]:
     """Return the reference path beside a surface map (STAGE_path.csv), or None."""
     candidate = os.path.splitext(surface_file)[0] + '_path.csv'
     return candidate if os.path.isfile(candidate) else None
+
+
+def draw_stage(ax, surface: Optional[Surface]) -> None:
+    """
+    Draw a surface map under a plot's trajectory: its colours, and contour lines of its relief.
+
+    At the map's true scale, origin and yaw, below everything else (zorder
+    0). Nothing for a uniform surface or none.
+    """
+    if surface is None or surface.types is None or surface.source == '':
+        return
+    from matplotlib.transforms import Affine2D
+    g = surface.grid
+    turn = Affine2D().rotate_around(g.origin_x_m, g.origin_y_m, g.origin_yaw_rad) + ax.transData
+    image = ax.imshow(image_rgb(surface), extent=extent(surface), origin='upper',
+                      interpolation='nearest', zorder=0)
+    image.set_transform(turn)
+    if g.heights is not None:
+        left, right, bottom, top = extent(surface)
+        rows, cols = g.heights.shape
+        xs = left + (np.arange(cols) + 0.5) * g.resolution_m
+        ys = top - (np.arange(rows) + 0.5) * g.resolution_m
+        lines = ax.contour(xs, ys, g.heights, levels=8, colors='0.15', linewidths=0.6,
+                           alpha=0.6, zorder=0.5)
+        lines.set_transform(turn)
+        ax.clabel(lines, fontsize=6, fmt='%.0f m')
+    outside = SURFACE_COLOURS.get(surface.outside_type, (255, 255, 255))
+    ax.set_facecolor(tuple(v / 255.0 for v in outside))

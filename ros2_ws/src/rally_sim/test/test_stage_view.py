@@ -58,3 +58,75 @@ def test_corners_and_extent_follow_the_maps_origin_and_resolution():
     assert rgb.shape == (rows, cols, 3)
     name = surface.type_names[surface.types[0, 0]]
     assert tuple(rgb[0, 0] * 255.0) == pytest.approx(SURFACE_COLOURS[name])
+
+
+def drawn(surface, size=(6, 6)):
+    """Draw a surface alone on an axes; return the figure's pixels and the axes."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    from rally_sim.stage_view import draw_stage
+    fig, ax = plt.subplots(figsize=size, dpi=100)
+    draw_stage(ax, surface)
+    ax.set_aspect('equal')
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    return fig, ax, pixels
+
+
+def test_the_plots_draw_the_stage_in_its_colours_at_its_place():
+    surface = Surface.load(config_file('stages/rally_stage.yaml'))
+    fig, ax, pixels = drawn(surface)
+    height = pixels.shape[0]
+    rng = np.random.default_rng(26)
+    g = surface.grid
+    rows, cols = g.grip.shape
+    checked = 0
+    for row, col in zip(rng.integers(3, rows - 3, 300), rng.integers(3, cols - 3, 300)):
+        block = surface.types[max(row - 2, 0):row + 3, max(col - 2, 0):col + 3]
+        if np.any(block != surface.types[row, col]):
+            continue        # near a border: a pixel of the plot may show the neighbour
+        # (and not at the map's edge, where the axes' frame is drawn)
+        x = g.origin_x_m + (col + 0.5) * g.resolution_m
+        y = g.origin_y_m + (rows - row - 0.5) * g.resolution_m
+        px, py = ax.transData.transform((x, y))
+        colour = pixels[int(round(height - py)), int(round(px))]
+        name = surface.type_names[surface.types[row, col]]
+        assert np.abs(colour.astype(int) - SURFACE_COLOURS[name]).max() <= 2, (name, colour)
+        checked += 1
+    assert checked > 100
+
+
+def test_run_png_and_the_scenario_report_differ_with_the_stage_drawn(tmp_path):
+    from PIL import Image
+    from rally_sim.control.path import ClosedPath
+    from rally_sim.physics import load_vehicle
+    from rally_sim.physics.trajectory import InputTable, simulate
+    from rally_sim.physics.vehicle import Vehicle
+    from rally_sim.plotting import plot_run
+    from rally_sim.resources import vehicle_path
+    from rally_sim.scenario_runner import plot_report
+    from rally_sim.stages import read_path
+    points = read_path(config_file('stages/rally_stage_path.csv'))
+    n = 50
+    track = points[:n]
+    stage = Surface.load(config_file('stages/rally_stage.yaml'))
+    config = load_vehicle(vehicle_path('volvo_v40'))
+    car = Vehicle(config, stage)
+    car.reset(x=float(track[0, 0]), y=float(track[0, 1]), vx=10.0)
+    trajectory = simulate(car, InputTable(np.arange(n) * 0.1, np.zeros(n), np.zeros((n, 4)),
+                                          np.zeros((n, 4)), np.zeros(n)))
+    images = {}
+    for name, surface in (('with', stage), ('without', None)):
+        plot_run(trajectory, config, str(tmp_path / f'run_{name}.png'), surface=surface)
+        images[name] = np.asarray(Image.open(tmp_path / f'run_{name}.png'))
+    series = {'x': track[:, 0], 'y': track[:, 1], 'max_slip_angle_rad': np.zeros(n),
+              't': np.arange(n) * 0.1, 'speed_m_s': np.ones(n), 'curves': {'a': np.zeros(n)}}
+    for name, stage_name in (('with', 'rally_stage'), ('without', 'gravel')):
+        spec = {'name': 'x', 'vehicle': 'volvo_v40', 'stage': stage_name, 'metrics': 'path'}
+        plot_report(spec, {'path': ClosedPath(points)}, series,
+                    str(tmp_path / f'report_{name}.png'))
+        images[f'report_{name}'] = np.asarray(Image.open(tmp_path / f'report_{name}.png'))
+    assert images['report_with'].shape == images['report_without'].shape
+    assert np.mean(images['report_with'] != images['report_without']) > 0.05
+    assert np.mean(images['with'] != images['without']) > 0.02
