@@ -29,7 +29,7 @@ import time
 from typing import Dict, List
 
 from ackermann_msgs.msg import AckermannDriveStamped
-from nav_msgs.msg import Odometry
+from nav_msgs.msg import Odometry, Path
 import numpy as np
 from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand
 import rclpy
@@ -39,7 +39,7 @@ from rclpy.signals import SignalHandlerOptions
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 from . import WHEELS
 from .control.path import ClosedPath
@@ -84,7 +84,7 @@ RECORDED_TOPICS = {
     'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
     'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
     'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
-    'gnss/fix': NavSatFix,
+    'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
 }
 STILL_M_S = 0.1
 DRIVER_NODE = 'rally_demo_driver'

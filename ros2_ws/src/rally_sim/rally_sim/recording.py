@@ -23,7 +23,8 @@ import yaml
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80
-LATCHED_TOPICS = {'/tf_static'}
+LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path'}
+"""Topics published once, transient local (relative names: in the recorder's namespace)."""
 QUEUE_DEPTH = 10000
 """Messages held per topic until the recorder's node spins: a busy recorder loses none."""
 QUIET_S = 0.5
@@ -111,7 +112,7 @@ class BagRecorder:
             resolved = node.resolve_topic_name(topic)
             self.topics[resolved] = {'type': type_name(msg_class), 'channel': None, 'count': 0}
             qos = QoSProfile(depth=QUEUE_DEPTH)
-            if resolved in LATCHED_TOPICS:
+            if resolved in LATCHED_TOPICS or topic in LATCHED_TOPICS:
                 qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
             node.create_subscription(msg_class, topic,
                                      lambda data, key=resolved: self._write(key, data),

@@ -87,8 +87,9 @@ def ground_triangles(surface: Surface) -> Dict[str, np.ndarray]:
     Return each surface type's ground as triangles: (n, 3, 3) corners (x, y, z) [m] in odom.
 
     Counter-clockwise seen from above; z is the ground's height at each corner.
+    None for a uniform surface (no map: nothing to show).
     """
-    if surface.types is None:
+    if surface.types is None or not surface.source:
         return {}
     relief = surface.grid.heights is not None
     p = patches(surface.types, RELIEF_CELLS if relief else None)

@@ -7,6 +7,8 @@ import sys
 import pytest
 from rally_sim.demo_driver import command_at
 from rally_sim.recording import full_definition
+from rally_sim.resources import config_file
+from rally_sim.stages import read_path
 from rosbags.rosbag2 import Reader
 from support.bags import decode_everything, decode_with_mcap_ros2
 
@@ -17,10 +19,12 @@ EXPECTED = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
             '/ackermann_cmd': 'ackermann_msgs/msg/AckermannDriveStamped',
             '/wheel_torque_cmd': 'rally_sim_msgs/msg/WheelTorqueCommand',
             '/drivetrain_state': 'rally_sim_msgs/msg/DrivetrainState',
-            '/ground_truth/odom': 'nav_msgs/msg/Odometry'}
+            '/ground_truth/odom': 'nav_msgs/msg/Odometry',
+            '/stage/surface': 'visualization_msgs/msg/MarkerArray',
+            '/stage/path': 'nav_msgs/msg/Path', '/trail': 'visualization_msgs/msg/Marker'}
 """What the manoeuvre demo's bag holds (rwd_gravel has a drivetrain; torque mode: nobody
 publishes driver_cmd, so the bag has no such topic; sensors ideal: no encoders, steering
-feedback or GNSS)."""
+feedback or GNSS; on rally_stage: its latched stage topics)."""
 
 
 def test_full_definition_carries_every_type_used():
@@ -40,7 +44,7 @@ def bag(tmp_path_factory):
     bag_dir = folder / 'bag'
     result = subprocess.run(
         [sys.executable, '-m', 'rally_sim.demo', '--driver', 'manoeuvre', '--duration', '4',
-         '--record', str(bag_dir), '--output', str(folder / 'out')],
+         '--surface', 'rally_stage', '--record', str(bag_dir), '--output', str(folder / 'out')],
         capture_output=True, text=True, timeout=120, env=dict(os.environ))
     assert result.returncode == 0, result.stdout + result.stderr
     assert 'recorded' in result.stdout
@@ -60,6 +64,8 @@ def test_bag_layout_and_counts_read_by_rosbags(bag):
         assert {t: c.msgtype for t, c in topics.items()} == EXPECTED
         assert reader.message_count == sum(c.msgcount for c in topics.values())
         assert topics['/tf_static'].msgcount == 1
+        assert topics['/stage/surface'].msgcount == 1       # latched: once
+        assert topics['/stage/path'].msgcount == 1
         # The recorder joins the real-time run once discovery is done (well
         # within the 4 s): from then on it has everything (next test).
         assert topics['/odom'].msgcount > 20
@@ -93,7 +99,12 @@ def test_every_message_decodes_with_its_embedded_definition(bag):
     slip = decoded['/wheel_slip'][-1]
     assert list(slip.wheel_names) == ['fl', 'fr', 'rl', 'rr']
     assert sum(slip.normal_load) == pytest.approx(1050.0 * 9.81)                  # rwd_gravel
-    assert list(slip.friction_coefficient) == pytest.approx([0.6] * 4)            # on gravel
+    assert list(slip.friction_coefficient) == pytest.approx([0.4] * 4)    # rally_stage's grass
+    stage = decoded['/stage/surface'][0]
+    assert sorted(m.text for m in stage.markers if m.text) == [
+        'grass', 'gravel', 'ice', 'snow', 'tarmac_dry']
+    assert len(decoded['/stage/path'][0].poses) == len(
+        read_path(config_file('stages/rally_stage_path.csv')))
     odom = decoded['/odom'][-1]
     assert (odom.header.frame_id, odom.child_frame_id) == ('odom', 'base_link')
     assert odom.twist.twist.linear.x > 1.0                                         # launching
