@@ -16,7 +16,6 @@ import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 from transforms3d.euler import quat2euler
 
-from ..control.delay import extrapolate
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, STATE_SIZE, STEER
 from ..resources import config_file
@@ -142,15 +141,8 @@ class DriftLaw(Controller):
 
     def answer(self, stamp_ns, state, wheels):
         """Steering first, then the throttle (driver) or the rear torques, as the node."""
-        pose = extrapolate(*state, self.delay_s)
-        state = state._replace(x=pose[0], y=pose[1], yaw=pose[2])
-        if self.driver:
-            steer, throttle = self.controller.pedals(*state)
-            drive = DriverCommand(throttle=float(throttle), gear=self.controller.settings.gear)
-        else:
-            steer, torque = self.controller.command(*state)
-            drive = WheelTorqueCommand()
-            drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
+        from ..ros.drift_controller_node import answer_state
+        steer, drive = answer_state(self.controller, self.driver, self.delay_s, state)
         return [steering(steer), drive]
 
 

@@ -18,7 +18,7 @@ from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 from rclpy.node import Node
 
 from .answers import Answers
-from .odometry import planar_state
+from .odometry import planar_state, PlanarState
 from .parameters import declare, Spec
 from ..control.delay import extrapolate
 from ..control.drift import DriftController, DriftSettings
@@ -55,6 +55,26 @@ COMMANDS = {
                     choices=('driver', 'torque'))}
 
 
+def answer_state(controller: DriftController, driver: bool, delay_s: float,
+                 state: PlanarState):
+    """
+    Return the steer angle [rad] and the drive command for a planar state (odometry).
+
+    The state is first taken delay_s ahead (delay compensation); the drive
+    command is a DriverCommand (driver mode) or the rear WheelTorqueCommand.
+    The in-process campaign engine answers with it too.
+    """
+    pose = extrapolate(*state, delay_s)    # where the steering will act
+    state = state._replace(x=pose[0], y=pose[1], yaw=pose[2])
+    if driver:
+        steer, throttle = controller.pedals(*state)
+        return steer, DriverCommand(throttle=float(throttle), gear=controller.settings.gear)
+    steer, torque = controller.command(*state)
+    drive = WheelTorqueCommand()
+    drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
+    return steer, drive
+
+
 class DriftNode(Node):
     """The drift controller over ROS topics."""
 
@@ -76,16 +96,8 @@ class DriftNode(Node):
     def _on_odom(self, msg: Odometry) -> None:
         if self.answers.repeated(msg):
             return
-        state = planar_state(msg)
-        pose = extrapolate(*state, self.delay_s)    # where the steering will act
-        state = state._replace(x=pose[0], y=pose[1], yaw=pose[2])
-        if self.driver:
-            steer, throttle = self.controller.pedals(*state)
-            drive = DriverCommand(throttle=float(throttle), gear=self.controller.settings.gear)
-        else:
-            steer, torque = self.controller.command(*state)
-            drive = WheelTorqueCommand()
-            drive.drive_torque = [0.0, 0.0, float(torque), float(torque)]
+        steer, drive = answer_state(self.controller, self.driver, self.delay_s,
+                                    planar_state(msg))
         steering = AckermannDriveStamped()
         steering.header.stamp = drive.header.stamp = msg.header.stamp
         steering.drive.steering_angle = float(steer)

@@ -17,7 +17,7 @@ from rally_sim.resources import config_file
 from rally_sim.scenario_runner import load_scenario
 import yaml
 
-DRIFT = {'duration_s': 6.0, 'settle_s': 2.0,
+DRIFT = {'duration_s': 4.0, 'settle_s': 1.0,
          'thresholds': {'sideslip_mean_deg': {'min': 5.0}}}
 CASES = {
     # typical sensors, a steering delay and lag, delay compensation: driver mode
@@ -25,9 +25,10 @@ CASES = {
     'drift_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
         'command': ['python', '-m', 'rally_sim.ros.drift_controller'],
         'params': {'radius_m': 15.0, 'command': 'torque'}})),
-    'follower_driver': ('path_follow_driver', {'duration_s': 6.0}),
-    'mppi': ('mppi_rally_stage', {'duration_s': 2.0}),
-    # a sensor profile with two keys changed (the simulator loads the written profile)
+    'follower_driver': ('path_follow_driver', {'duration_s': 4.0}),
+    'mppi': ('mppi_rally_stage', {'duration_s': 1.0}),
+    # path_follow_typical (typical sensors, steering dead time and lag), its profile with two
+    # keys changed (the simulator loads the profile written for the run)
     'follower_sensor_overrides': ('path_follow_typical', {'duration_s': 6.0, 'sensor_overrides': {
         'odometry.position.stddev': 0.3, 'odometry.delay_s': 0.04}}),
 }
