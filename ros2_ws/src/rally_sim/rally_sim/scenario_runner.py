@@ -416,7 +416,9 @@ def _simulator_says(folder: str) -> str:
     return f'; the simulator says: {lines[-1]}' if lines else ''
 
 
-def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> List[str]:
+def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
+                       record: bool = False) -> List[str]:
+    """Return the simulator's command line (no markers nor trail; the stage for a recording)."""
     start_x, start_y = path.points[0]
     return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
             '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
@@ -431,7 +433,8 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str) -> L
             '-p', 'marker_rate_hz:=0.0',
             '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
             '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
-            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}"]
+            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}",
+            '-p', f'publish_stage:={str(record).lower()}', '-p', 'trail_length_s:=0.0']
 
 
 def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
@@ -454,7 +457,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         observer = Observer(spec, stop, record)
         # Both start at once: simulated time holds at 0 until the runner has the
         # first state (the simulator waits for its observer) and unpauses it.
-        processes.append(start(_simulator_command(spec, path, folder),
+        processes.append(start(_simulator_command(spec, path, folder, bool(record)),
                                os.path.join(folder, 'simulator.log')))
         processes.append(start(_controller_command(spec),
                                os.path.join(folder, 'controller.log')))

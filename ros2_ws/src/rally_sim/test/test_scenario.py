@@ -46,6 +46,7 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     decoded = decode_everything(tmp_path / 'bag')
     assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock',
             '/ground_truth/odom'} <= set(decoded)
+    assert len(decoded['/stage/surface']) == len(decoded['/stage/path']) == 1    # latched
     metadata = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
     custom = metadata['rosbag2_bagfile_information']['custom_data']
     assert custom['rally_sim.seed'] == str(report['seed']) == '0'
