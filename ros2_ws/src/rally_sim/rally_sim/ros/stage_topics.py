@@ -83,7 +83,10 @@ class StageTopics:
         for marker in markers.markers:
             marker.header.stamp = stamp(now_ns)
         self.surface_pub.publish(markers)
-        source = path_file(surface.source) if surface.source else None
+        if not surface.source:      # a uniform surface: no stage, nothing to say
+            self.path = None
+            return
+        source = path_file(surface.source)
         if source is None:
             self.path = None
             log.info(f'stage/path: none published ({surface.description} has no reference '
