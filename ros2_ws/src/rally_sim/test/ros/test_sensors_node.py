@@ -27,15 +27,16 @@ def record(simulator, seconds=2.0, **params):
     client = simulator(pacing='lockstep', command_timeout_s=0.0, initial_speed=8.0,
                        surface='rally_stage', **params)
     got = {topic: [] for topic in TOPICS}
-    for topic, kind in TOPICS.items():
-        client.node.create_subscription(kind, topic, got[topic].append, 100000)
-    node = client.node
-    assert client.spin_until(lambda: all(node.count_publishers(node.resolve_topic_name(t))
-                                         for t in TOPICS), 60.0), 'sensor topics missing'
-    while not got['ground_truth/odom']:     # matched both ways: step(0) publishes the truth
+    subscriptions = [client.node.create_subscription(kind, topic, got[topic].append, 100000)
+                     for topic, kind in TOPICS.items()]
+    # every subscription matched here, then seen by the node: step(0) publishes the truth
+    # (ground_truth/odom, the wheels on /tf) again until both come
+    assert client.spin_until(lambda: all(s.get_publisher_count() > 0 for s in subscriptions),
+                             60.0), 'sensor topics missing'
+    while not (got['ground_truth/odom'] and got['/tf']):
         client.step(0)
-        client.spin_until(lambda: got['ground_truth/odom'], 0.5)
-    client.spin_until(lambda: False, 0.5)   # the other topics' matching, likewise
+        client.spin_until(lambda: got['ground_truth/odom'] and got['/tf'], 0.5)
+    client.spin_until(lambda: False, 1.0)   # the node asks the graph every 0.1 s: the rest
     end_ns = 0
     for _ in range(round(seconds / 0.1)):
         response = client.step(100)
