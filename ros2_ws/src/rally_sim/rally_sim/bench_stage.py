@@ -35,11 +35,12 @@ def stage_messages() -> None:
     for stage in sorted(STAGES):
         surface = surface_from(stage)
         start = time.perf_counter()
-        markers = serialize_message(surface_markers(surface, 'odom'))
+        array = surface_markers(surface, 'odom')
+        markers = serialize_message(array)
         path = serialize_message(path_message(read_path(config_file(
             f'stages/{stage}_path.csv')), surface, 'odom'))
         elapsed = time.perf_counter() - start
-        triangles = sum(len(m.points) for m in surface_markers(surface, 'odom').markers) // 3
+        triangles = sum(len(m.points) for m in array.markers) // 3
         print(f'  {stage:<12} stage/surface {len(markers) / 1e3:7.1f} kB ({triangles:,} '
               f'triangles), stage/path {len(path) / 1e3:6.1f} kB; built and serialized in '
               f'{elapsed * 1e3:.0f} ms')

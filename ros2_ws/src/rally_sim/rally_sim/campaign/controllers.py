@@ -9,6 +9,7 @@ parameter specs and checks are used, so a value the node refuses is refused
 here with the same words.
 """
 
+from abc import ABC, abstractmethod
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from ackermann_msgs.msg import AckermannDriveStamped
@@ -68,21 +69,21 @@ def node_params(specs: Dict[str, Spec], given: Dict[str, Any]) -> Dict[str, Any]
     return values
 
 
-class Controller:
+class Controller(ABC):
     """A controller's law: answers a state with the messages its node publishes."""
 
     wants_wheels = False
     """Whether it answers a state only with its wheel state (wheel_slip) too."""
 
     @staticmethod
+    @abstractmethod
     def specs() -> Dict[str, Spec]:
         """Return its node's parameter specs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def answer(self, stamp_ns: int, state: PlanarState, wheels: Optional[WheelState]
                ) -> List[Any]:
         """Return the command messages answering the state measured at stamp_ns."""
-        raise NotImplementedError
 
 
 class PathFollowerLaw(Controller):

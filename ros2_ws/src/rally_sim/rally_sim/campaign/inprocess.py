@@ -22,7 +22,7 @@ from typing import Any, Dict, Optional
 
 from ackermann_msgs.msg import AckermannDriveStamped
 import numpy as np
-from rally_sim_msgs.msg import DriverCommand
+from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 
 from .controllers import check_controller, law_for, planar, WheelState
 from ..control.path import ClosedPath
@@ -78,7 +78,8 @@ class InProcessRun:
                                     Reports(logging.getLogger('rally_sim.inprocess')),
                                     self.dt, lambda: self.sim_steps)
         self.handlers = {AckermannDriveStamped: self.intake.on_ackermann,
-                         DriverCommand: self.intake.on_driver}
+                         DriverCommand: self.intake.on_driver,
+                         WheelTorqueCommand: self.intake.on_torque}
         self.sensors = Sensors(load_profile(spec['sensors'], spec['sensor_overrides']),
                                spec['seed_in_use'],
                                self.step_ns, self.publish_every * self.step_ns,
@@ -144,7 +145,7 @@ class InProcessRun:
                     'profile whose odometry is measured with the outputs)')
             self.wheels = {t: w for t, w in self.wheels.items() if t > m.stamp_ns}
         for message in self.law.answer(m.stamp_ns, planar(m), wheels):
-            self.handlers.get(type(message), self.intake.on_torque)(message)
+            self.handlers[type(message)](message)
 
     def run(self) -> Dict[str, Any]:
         """Run to the scenario's end as the runner ends it; return its metrics and verdict."""

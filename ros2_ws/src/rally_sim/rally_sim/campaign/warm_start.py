@@ -148,7 +148,7 @@ def _run_forked(argv: List[str], env: Dict[str, str], log: str, cwd: str) -> Non
     os.close(out)
     code = 1
     try:
-        sys.argv = [argv[0]] + argv[1:]
+        sys.argv = list(argv)       # run_module puts the module's file first, as python -m
         runpy.run_module(argv[0], run_name='__main__', alter_sys=True)
         code = 0
     except SystemExit as done:

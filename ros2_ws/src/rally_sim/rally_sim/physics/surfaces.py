@@ -145,7 +145,7 @@ class Surface:
     def __init__(self, grid: GripGrid, description: str,
                  datum: Optional[Tuple[float, float, float]] = None,
                  types: Optional[np.ndarray] = None, type_names: Tuple[str, ...] = (),
-                 outside_type: str = ''):
+                 outside_type: str = '', source: str = ''):
         """Wrap a grip grid; use uniform() or load() to make one."""
         self.grid = grid
         self.description = description
@@ -153,7 +153,7 @@ class Surface:
         """Latitude, longitude [deg], altitude [m] of the odom origin; None: not given."""
         self.types = types
         """Each cell's surface type, an index into type_names (rows as the grid's)."""
-        self.source = ''
+        self.source = source
         """The surface map file it was loaded from; '' for a uniform surface."""
         self.type_names = type_names
         self.outside_type = outside_type
@@ -172,10 +172,8 @@ class Surface:
         spec = read_yaml(path, 'surface map', SurfaceError)
         try:
             grid, types, names = _grid_from_spec(spec, os.path.dirname(os.path.abspath(path)))
-            surface = cls(grid, f'map {path}', _datum(spec.get('datum')), types, names,
-                          spec.get('outside', 'tarmac_dry'))
-            surface.source = path
-            return surface
+            return cls(grid, f'map {path}', _datum(spec.get('datum')), types, names,
+                       spec.get('outside', 'tarmac_dry'), path)
         except SurfaceError as error:
             raise SurfaceError(f'surface map {path}: {error}') from None
 

@@ -30,6 +30,7 @@ class Reports:
         self.logger = logger
         self.counters: Dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self._last_warn: Dict[str, float] = {}
+        self._dropped: Dict[str, int] = {}
 
     def warn(self, key: str, text: str) -> None:
         """Log a warning at most once per WARN_PERIOD_S for each key."""
@@ -44,7 +45,14 @@ class Reports:
         return self.counters[key]
 
     def drop(self, topic: str, fields: dict) -> None:
-        """Count and report a message dropped for a non-finite field."""
-        dropped = self.count('non_finite')
-        self.warn('non_finite', f'dropped a message on {topic} with a non-finite value '
-                  f'({dropped} dropped so far): {non_finite(fields)}')
+        """
+        Count and report a message dropped for a non-finite field.
+
+        Warned per topic: a bad command on one topic does not hide, for
+        WARN_PERIOD_S, the first bad command on another (topics are taken in
+        no fixed order between them).
+        """
+        self.count('non_finite')
+        dropped = self._dropped[topic] = self._dropped.get(topic, 0) + 1
+        self.warn(f'non_finite {topic}', f'dropped a message on {topic} with a non-finite '
+                  f'value ({dropped} dropped so far): {non_finite(fields)}')

@@ -83,16 +83,13 @@ class StageTopics:
         for marker in markers.markers:
             marker.header.stamp = stamp(now_ns)
         self.surface_pub.publish(markers)
-        if not surface.source:      # a uniform surface: no stage, nothing to say
-            self.path = None
+        source = path_file(surface.source) if surface.source else None
+        self.path = None if source is None else read_path(source)
+        if self.path is None:
+            if surface.source:      # a map without a path (a uniform surface is no stage)
+                log.info(f'stage/path: none published ({surface.description} has no '
+                         'reference path beside it, STAGE_path.csv)')
             return
-        source = path_file(surface.source)
-        if source is None:
-            self.path = None
-            log.info(f'stage/path: none published ({surface.description} has no reference '
-                     'path beside it, STAGE_path.csv)')
-            return
-        self.path = read_path(source)
         path = path_message(self.path, surface, self.frames.odom)
         path.header.stamp = stamp(now_ns)
         self.path_pub.publish(path)
