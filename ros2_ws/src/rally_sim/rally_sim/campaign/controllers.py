@@ -4,7 +4,8 @@ Our example controllers' laws, answering states in-process as their nodes answer
 Each answers the odometry (and, for MPPI, the wheel state of the same
 stamp) with the command messages its node publishes, built as the node
 builds them, so the simulator's command intake takes the same values: the
-float32 fields of ackermann_msgs are rounded as on the wire. The nodes'
+float32 fields of ackermann_msgs are rounded as on the wire (the ackermann
+command as a tuple of the fields the intake reads: nothing is sent). The nodes'
 parameter specs and checks are used, so a value the node refuses is refused
 here with the same words.
 """
@@ -12,7 +13,6 @@ here with the same words.
 from abc import ABC, abstractmethod
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
-from ackermann_msgs.msg import AckermannDriveStamped
 import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 from transforms3d.euler import quat2euler
@@ -43,14 +43,31 @@ def planar(m) -> PlanarState:
                        float(m.values['yaw_rate'][0]))
 
 
-def steering(angle: float, speed: float = 0.0, acceleration: float = 0.0
-             ) -> AckermannDriveStamped:
-    """Return an ackermann command with its float32 fields rounded as on the wire."""
-    command = AckermannDriveStamped()
-    command.drive.steering_angle = float(np.float32(angle))
-    command.drive.speed = float(np.float32(speed))
-    command.drive.acceleration = float(np.float32(acceleration))
-    return command
+class Drive(NamedTuple):
+    """The fields of ackermann_msgs/AckermannDrive that the simulator's intake reads."""
+
+    steering_angle: float
+    steering_angle_velocity: float
+    speed: float
+    acceleration: float
+    jerk: float
+
+
+class Steering(NamedTuple):
+    """An ackermann command as the intake reads it (AckermannDriveStamped's `drive`)."""
+
+    drive: Drive
+
+
+def steering(angle: float, speed: float = 0.0, acceleration: float = 0.0) -> Steering:
+    """
+    Return an ackermann command with its float32 fields rounded as on the wire.
+
+    A plain tuple, not the ROS message: nothing is sent, and building the
+    message cost a tenth of an in-process run.
+    """
+    return Steering(Drive(float(np.float32(angle)), 0.0, float(np.float32(speed)),
+                          float(np.float32(acceleration)), 0.0))
 
 
 def node_params(specs: Dict[str, Spec], given: Dict[str, Any]) -> Dict[str, Any]:

@@ -20,11 +20,10 @@ import logging
 import math
 from typing import Any, Dict, Optional
 
-from ackermann_msgs.msg import AckermannDriveStamped
 import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 
-from .controllers import check_controller, law_for, planar, WheelState
+from .controllers import check_controller, law_for, planar, Steering, WheelState
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
@@ -77,7 +76,7 @@ class InProcessRun:
         self.intake = CommandIntake(self.vehicle, settings,
                                     Reports(logging.getLogger('rally_sim.inprocess')),
                                     self.dt, lambda: self.sim_steps)
-        self.handlers = {AckermannDriveStamped: self.intake.on_ackermann,
+        self.handlers = {Steering: self.intake.on_ackermann,
                          DriverCommand: self.intake.on_driver,
                          WheelTorqueCommand: self.intake.on_torque}
         self.sensors = Sensors(load_profile(spec['sensors'], spec['sensor_overrides']),

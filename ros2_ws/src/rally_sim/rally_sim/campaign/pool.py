@@ -53,8 +53,9 @@ class Task:
 class Worker:
     """One worker process, its domain and tag, and the task it is on."""
 
-    def __init__(self, index: int, domain: DomainLease, log_folder: str, tag_base: str):
-        """Start the worker in `domain`, its stderr into log_folder/worker-INDEX.log."""
+    def __init__(self, index: int, domain: DomainLease, log_folder: str, tag_base: str,
+                 engine: str = 'ros'):
+        """Start the worker in `domain` for `engine`'s runs, its stderr into worker-INDEX.log."""
         self.index, self.domain = index, domain
         self.tag = f'{tag_base}-{index}-{time.monotonic_ns()}'
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain.domain),
@@ -62,7 +63,7 @@ class Worker:
         quick_discovery(env)
         log = open(os.path.join(log_folder, f'worker-{index}.log'), 'ab')
         self.process = subprocess.Popen(
-            [sys.executable, '-m', 'rally_sim.campaign.worker'], stdin=subprocess.PIPE,
+            [sys.executable, '-m', 'rally_sim.campaign.worker', engine], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=log, env=env, process_group=0)
         log.close()
         self.task: Optional[Task] = None
@@ -103,6 +104,7 @@ class LocalPool:
         Returns False if a stop cut the campaign short.
         """
         pending: Deque[Task] = deque(tasks)
+        self.engine = tasks[0].engine if tasks else 'ros'
         selector = selectors.DefaultSelector()
         workers: List[Worker] = []
         try:
@@ -118,7 +120,7 @@ class LocalPool:
             self._shut_down(selector, workers)
 
     def _start(self, index: int, selector, domain: DomainLease = None) -> Worker:
-        worker = Worker(index, domain or lease(), self.log_folder, self.tag_base)
+        worker = Worker(index, domain or lease(), self.log_folder, self.tag_base, self.engine)
         os.set_blocking(worker.process.stdout.fileno(), False)
         selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
         return worker

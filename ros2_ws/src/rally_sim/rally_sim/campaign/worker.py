@@ -1,7 +1,7 @@
 """
 A campaign worker: scenario runs one after another, in the ROS domain it was given.
 
-    python -m rally_sim.campaign.worker
+    python -m rally_sim.campaign.worker [ENGINE]
 
 Reads one task per line on stdin (JSON: run_id, spec, folder, engine), runs
 it as `./rally scenario` runs a scenario (scenario_runner.execute: simulator
@@ -9,7 +9,9 @@ and controller processes in synchronous mode), or in this process (engine
 inprocess: inprocess.py), and writes one result per line on stdout.
 Long-lived, so a run costs its own processes' start-up only, not this
 one's imports; and those are forked warm, their imports done
-(warm_start.py). A signal ends the run in progress cleanly and the worker.
+(warm_start.py). With ENGINE inprocess it loads the compiled physics
+before the first task, as the warm start's server does for the ros engine.
+A signal ends the run in progress cleanly and the worker.
 """
 
 import json
@@ -62,10 +64,20 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def prepare_inprocess() -> None:
+    """Load the kernels in-process runs call (the physics, the path's), once, before any run."""
+    from ..control import path_kernels
+    from ..ros.simulator_node import prepare
+    prepare()
+    path_kernels.prepare()
+
+
 def main() -> int:
     """Serve tasks until stdin closes or a signal comes."""
     stop = StopRequest(tool=True)
     from .. import scenario_runner  # noqa: F401  the heavy imports, once
+    if sys.argv[1:] == ['inprocess']:
+        prepare_inprocess()
     starter = None          # at the first run of the ros engine
     try:
         for line in sys.stdin:

@@ -9,6 +9,7 @@ finite, so no input can corrupt the simulation.
 
 from dataclasses import dataclass, field
 import math
+import operator
 from typing import List, Sequence, Tuple
 
 import numpy as np
@@ -559,7 +560,8 @@ class _ScalarLimits:
             rate = abs(float(command.steer_rate_rad_s))
             bounded = [steer] + drive + brake + [handbrake]
             if len(bounded) == 10 and math.isfinite(rate) and all(
-                    low <= v <= high for low, v, high in zip(self.low, bounded, self.high)):
+                    map(operator.le, self.low, bounded)) and all(
+                    map(operator.le, bounded, self.high)):
                 if merge:
                     brake = [b + handbrake * h for b, h in zip(brake, self.handbrake)]
                 return [steer, rate] + drive + brake + [handbrake] + TORQUE_MODE, []

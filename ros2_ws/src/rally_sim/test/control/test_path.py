@@ -57,3 +57,31 @@ def test_speed_limit_from_curvature():
     follower = PurePursuit(ClosedPath(circle(25.0)), settings)
     _, speed = follower.command(25.0, 1.5, math.pi / 2.0, 10.0)
     assert speed == pytest.approx(math.sqrt(4.0 * 25.0), rel=1e-3)       # 10 m/s
+
+
+def test_compiled_kernels_answer_as_numpy_to_the_last_bit():
+    # Where nothing compiles (RALLY_SIM_NO_JIT) the path keeps to NumPy: both
+    # must give the same bits, and the same as the ROS run's controller.
+    from rally_sim.control import path_kernels
+    from rally_sim.resources import config_file
+    from rally_sim.stages import read_path
+    points = read_path(config_file('stages/rally_stage_path.csv'))
+    compiled = ClosedPath(points)
+    assert compiled._kernels is not None
+    plain = ClosedPath(points)
+    plain._kernels = None
+    rng = np.random.default_rng(25)
+    low, high = points.min(axis=0) - 30.0, points.max(axis=0) + 30.0
+    for x, y in rng.uniform(low, high, size=(3000, 2)):
+        assert compiled.locate(x, y) == plain.locate(x, y)
+    for progress, distance in zip(rng.uniform(-2.0 * plain.length_m, 3.0 * plain.length_m, 3000),
+                                  rng.uniform(0.0, 100.0, 3000)):
+        assert compiled.max_curvature(progress, distance) == plain.max_curvature(progress,
+                                                                                 distance)
+    # on the path's own points and segment ends: the ties and clamps
+    for x, y in np.vstack([points, (points + compiled.ends) / 2.0]):
+        assert compiled.locate(x, y) == plain.locate(x, y)
+    assert compiled.max_curvature(compiled.start_m[5], 0.0) == plain.max_curvature(
+        plain.start_m[5], 0.0)
+    assert compiled._kernels is path_kernels
+
