@@ -42,7 +42,7 @@ from .physics import ConfigError, SURFACE_GRIP
 from .physics.config import STEER_ALIASES
 from .processes import quick_discovery, start_logged, stop_all
 from .resources import config_file, read_shipped, surface_from, vehicle_path
-from .ros.serialized import byte_order
+from .ros.serialized import byte_order, FieldReader
 from .stages import read_path, STAGES
 
 OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
@@ -273,6 +273,8 @@ class Observer:
         self.outputs = _outputs(spec)
         self.odom: Dict[int, bytes] = {}      # the ground truth: what the metrics judge
         self.slip: Dict[int, bytes] = {}
+        self.odom_fields = FieldReader(Odometry, ODOMETRY_FIELDS)
+        self.slip_fields = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
         for kind, topic, store in ((Odometry, 'ground_truth/odom', self.odom),
                                    (WheelSlip, 'wheel_slip', self.slip)):
             self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
@@ -327,15 +329,15 @@ class Observer:
         """Return whether the state at `stamp` arrived (odometry and wheel slip)."""
         return stamp in self.odom and stamp in self.slip
 
-    def state(self, stamp: int):
-        """Return the state at `stamp` decoded: (Odometry, WheelSlip)."""
-        from rclpy.serialization import deserialize_message
-        return (deserialize_message(self.odom[stamp], Odometry),
-                deserialize_message(self.slip[stamp], WheelSlip))
+    def position(self, stamp: int) -> List[float]:
+        """Return the true x, y [m] at `stamp`."""
+        return self.odom_fields.read(self.odom[stamp])[:2]
 
-
-def _stamp(msg) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+    def state(self, stamp: int) -> tuple:
+        """Return the state at `stamp` as the metrics read it (a row of STATE_COLUMNS)."""
+        x, y, qx, qy, qz, qw, vx, vy, yaw_rate = self.odom_fields.read(self.odom[stamp])
+        slip = float(np.max(np.abs(self.slip_fields.read(self.slip[stamp]))))
+        return (stamp / 1e9, x, y, quaternion_yaw(qx, qy, qz, qw), vx, vy, yaw_rate, slip)
 
 
 def _cdr_stamp(data: bytes) -> int:
@@ -366,11 +368,6 @@ class LapCounter:
         self.progress_m = progress_m
         return self.wanted and self.driven_m >= self.goal_m
 
-    def add_odometry(self, odom: Odometry) -> bool:
-        """Take the next odometry; return whether the laps are done."""
-        position = odom.pose.pose.position
-        return self.add(self.path.locate(position.x, position.y).progress_m)
-
 
 def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
     """Return the number of states up to the one where the laps are done (all if never)."""
@@ -381,23 +378,29 @@ def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray
     return len(states['t'])
 
 
-def state_table(samples) -> Dict[str, np.ndarray]:
+def state_table(rows) -> Dict[str, np.ndarray]:
     """
-    Return the columns of (Odometry, WheelSlip) samples, as the metrics read them.
+    Return the columns of state rows (Observer.state), as the metrics read them.
 
     t [s], x, y [m], yaw [rad] (of the pose's quaternion), vx, vy [m/s] and
     yaw_rate [rad/s] (body frame), max_slip_angle_rad (the largest tyre's).
     """
-    rows = [(_stamp(odom) / 1e9, odom.pose.pose.position.x, odom.pose.pose.position.y,
-             _yaw(odom.pose.pose.orientation), odom.twist.twist.linear.x,
-             odom.twist.twist.linear.y, odom.twist.twist.angular.z,
-             float(np.max(np.abs(slip.slip_angle)))) for odom, slip in samples]
+    rows = list(rows)
     columns = list(zip(*rows)) if rows else [()] * len(STATE_COLUMNS)
     return {name: np.array(values, dtype=float) for name, values in zip(STATE_COLUMNS,
                                                                         columns)}
 
 
 STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'max_slip_angle_rad')
+ODOMETRY_FIELDS = ['pose.pose.position.x', 'pose.pose.position.y'] + [
+    f'pose.pose.orientation.{axis}' for axis in 'xyzw'] + [
+    'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z']
+"""The fields of the true odometry a state row is made of."""
+
+
+def quaternion_yaw(x: float, y: float, z: float, w: float) -> float:
+    """Return the yaw [rad] of a quaternion, as the metrics read a pose's heading."""
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def cut(states: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
@@ -493,7 +496,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
             stamps.append(stamp)
             if stamp >= spec['duration_s'] * 1e9 or (
                     laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
-                    and laps.add_odometry(observer.state(stamp)[0])):
+                    and laps.add(path.locate(*observer.position(stamp)).progress_m)):
                 break
             stamp += period_ns
         wall = time.monotonic() - wall_start
@@ -509,7 +512,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
             observer.executor.shutdown()
             observer.node.destroy_node()
         rclpy.try_shutdown()
-    states = state_table(observer.state(s) for s in stamps)   # decoded once the others stopped
+    states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
     states = cut(states, lap_end(spec, path, states))
     return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
 
@@ -526,10 +529,6 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     odometry = load_profile(spec['sensors'], spec['sensor_overrides']).channels.get('odometry')
     delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
     return -(-delay_ns // period_ns) * period_ns
-
-
-def _yaw(q) -> float:
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
 
 
 def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:

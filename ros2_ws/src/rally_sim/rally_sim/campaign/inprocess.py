@@ -17,7 +17,6 @@ Other controllers run with the ros engine.
 """
 
 import logging
-import math
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -34,7 +33,7 @@ from ..ros.conversions import quaternion
 from ..ros.reports import Reports
 from ..scenario_runner import (
     cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
-    PHYSICS_RATE_HZ, STATE_COLUMNS, vehicle_config)
+    PHYSICS_RATE_HZ, quaternion_yaw, STATE_COLUMNS, vehicle_config)
 from ..sensors import load_profile, Sensors
 from ..stages import read_path
 
@@ -122,8 +121,7 @@ class InProcessRun:
         """Keep the true state now as the runner reads ground_truth/odom and wheel_slip."""
         s = self.vehicle.state
         _, pitch, roll = self.vehicle.ground()
-        x, y, z, w = quaternion(roll, pitch, float(s[YAW]))
-        yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+        yaw = quaternion_yaw(*quaternion(roll, pitch, float(s[YAW])))
         slip = float(np.max(np.abs(self.vehicle.outputs[SLIP_ANGLE])))
         self.truth[now_ns] = (now_ns / 1e9, float(s[X]), float(s[Y]), yaw, float(s[VX]),
                               float(s[VY]), float(s[YAW_RATE]), slip)

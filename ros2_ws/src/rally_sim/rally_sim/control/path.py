@@ -52,12 +52,12 @@ class ClosedPath:
     def locate(self, x: float, y: float) -> PathPoint:
         """Return the nearest point of the path to (x, y)."""
         if self._kernels is not None:
-            i, along, ex, ey, side = self._kernels.nearest(self._px, self._py, self._dx, self._dy,
-                                              self.lengths, float(x), float(y))
+            i, along, ex, ey, side = self._kernels.nearest(
+                self._px, self._py, self._dx, self._dy, self.lengths, float(x), float(y))
         else:
             i, along, ex, ey, side = self._nearest_numpy(x, y)
-        return PathPoint(i, float(self.start_m[i] + along), math.copysign(math.hypot(ex, ey),
-                                                                          side),
+        distance = math.copysign(math.hypot(ex, ey), side)
+        return PathPoint(i, float(self.start_m[i] + along), distance,
                          math.atan2(float(self._dy[i]), float(self._dx[i])))
 
     def _nearest_numpy(self, x: float, y: float):
@@ -86,8 +86,7 @@ class ClosedPath:
         """Return the largest |curvature| over the next distance_m of path."""
         if self._kernels is not None:
             return self._kernels.max_curvature(self.start_m, self.curvature, self.length_m,
-                                  float(progress_m), float(distance_m))
+                                               float(progress_m), float(distance_m))
         s = (self.start_m - progress_m) % self.length_m
         ahead = s <= distance_m
         return float(self.curvature[ahead].max()) if np.any(ahead) else 0.0
-

@@ -84,4 +84,3 @@ def test_compiled_kernels_answer_as_numpy_to_the_last_bit():
     assert compiled.max_curvature(compiled.start_m[5], 0.0) == plain.max_curvature(
         plain.start_m[5], 0.0)
     assert compiled._kernels is path_kernels
-

@@ -11,7 +11,7 @@ from rally_sim.physics.model import STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from rally_sim.resources import surface_from, vehicle_path
 from rally_sim.ros.conversions import Frames, OutputMessages
 from rally_sim.ros.measurements import MeasurementMessages
-from rally_sim.ros.serialized import exact, SerializedMessage
+from rally_sim.ros.serialized import exact, FieldReader, SerializedMessage
 from rally_sim.sensors import load_profile, Sensors
 from rally_sim_msgs.msg import WheelSlip
 from rclpy.serialization import deserialize_message, serialize_message
@@ -141,3 +141,34 @@ def test_ideal_sensors_publish_the_ground_truth_messages_of_before():
     assert list(got.orientation_covariance) == list(got.angular_velocity_covariance) == list(
         got.linear_acceleration_covariance) == diagonal
     assert got.header.frame_id == 'imu_link' and got.header.stamp.nanosec == 700_000_000
+
+
+def test_field_reader_reads_the_numbers_of_each_message_without_deserializing(monkeypatch):
+    # The scenario runner reads its states so: the numbers must be the message's
+    # own, bit for bit, also for a message laid out otherwise (then deserialized).
+    paths = ['pose.pose.position.x', 'pose.pose.orientation.w', 'twist.twist.angular.z']
+    reader = FieldReader(Odometry, paths)
+    rng = np.random.default_rng(7)
+
+    def odometry(frame: str, values) -> bytes:
+        message = Odometry()
+        message.header.frame_id, message.child_frame_id = frame, 'base_link'
+        message.header.stamp.sec, message.header.stamp.nanosec = int(rng.integers(0, 99)), 5
+        message.pose.pose.position.x, message.pose.pose.orientation.w = values[0], values[1]
+        message.twist.twist.angular.z = values[2]
+        message.pose.covariance[7] = values[0]          # the same number elsewhere too
+        return exact(serialize_message(message), message)
+
+    for frame in ('odom', 'odom', 'map', 'a_much_longer_frame', 'odom'):
+        values = rng.normal(size=3) * 10.0 ** rng.integers(-300, 300, size=3)
+        assert reader.read(odometry(frame, values)) == values.tolist()
+    from rally_sim.ros import serialized
+    monkeypatch.setattr(serialized, 'deserialize_message', None)   # the layout is learnt
+    values = [1.0, -0.0, math.pi]
+    assert reader.read(odometry('odom', values)) == values
+    monkeypatch.undo()
+    slip = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
+    message = WheelSlip(wheel_names=['fl', 'fr', 'rl', 'rr'])
+    message.slip_angle = [0.1, -0.2, 0.3, -0.4]
+    data = serialize_message(message)
+    assert slip.read(data) == slip.read(data) == [0.1, -0.2, 0.3, -0.4]
