@@ -150,13 +150,22 @@ def test_field_reader_reads_the_numbers_of_each_message_without_deserializing(mo
     reader = FieldReader(Odometry, paths)
     rng = np.random.default_rng(7)
 
-    def odometry(frame: str, values) -> bytes:
+    def prototype(frame: str) -> Odometry:
         message = Odometry()
         message.header.frame_id, message.child_frame_id = frame, 'base_link'
-        message.header.stamp.sec, message.header.stamp.nanosec = int(rng.integers(0, 99)), 5
+        message.pose.covariance[7] = 2.5
+        return message
+
+    published = SerializedMessage(prototype('odom'), paths)      # as the simulator publishes
+
+    def odometry(frame: str, values) -> bytes:
+        stamp = int(rng.integers(0, 10 ** 12))
+        if frame == 'odom':
+            return published.fill(values, stamp)
+        message = prototype(frame)
+        message.header.stamp.sec, message.header.stamp.nanosec = divmod(stamp, 10 ** 9)
         message.pose.pose.position.x, message.pose.pose.orientation.w = values[0], values[1]
         message.twist.twist.angular.z = values[2]
-        message.pose.covariance[7] = values[0]          # the same number elsewhere too
         return exact(serialize_message(message), message)
 
     for frame in ('odom', 'odom', 'map', 'a_much_longer_frame', 'odom'):
