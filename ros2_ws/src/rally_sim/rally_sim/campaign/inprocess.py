@@ -122,7 +122,7 @@ class InProcessRun:
         s = self.vehicle.state
         _, pitch, roll = self.vehicle.ground()
         yaw = quaternion_yaw(*quaternion(roll, pitch, float(s[YAW])))
-        slip = float(np.max(np.abs(self.vehicle.outputs[SLIP_ANGLE])))
+        slip = max(map(abs, self.vehicle.outputs[SLIP_ANGLE].tolist()))    # finite: as np.max
         self.truth[now_ns] = (now_ns / 1e9, float(s[X]), float(s[Y]), yaw, float(s[VX]),
                               float(s[VY]), float(s[YAW_RATE]), slip)
         if self.law.wants_wheels:       # the controller's wheel_slip message

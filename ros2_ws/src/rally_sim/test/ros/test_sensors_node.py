@@ -30,12 +30,17 @@ def record(simulator, seconds=2.0, **params):
     subscriptions = [client.node.create_subscription(kind, topic, got[topic].append, 100000)
                      for topic, kind in TOPICS.items()]
     # every subscription matched here, then seen by the node: step(0) publishes the truth
-    # (ground_truth/odom, the wheels on /tf) again until both come
+    # (ground_truth/odom, the wheels on /tf) again until both come, stamped 0: this node's
+    # (a stopping node of an earlier test may still deliver its last ones)
+
+    def seen() -> bool:
+        return all(any(stamp_ns(m) == 0 for m in got[topic])
+                   for topic in ('ground_truth/odom', '/tf'))
     assert client.spin_until(lambda: all(s.get_publisher_count() > 0 for s in subscriptions),
                              60.0), 'sensor topics missing'
-    while not (got['ground_truth/odom'] and got['/tf']):
+    while not seen():
         client.step(0)
-        client.spin_until(lambda: got['ground_truth/odom'] and got['/tf'], 0.5)
+        client.spin_until(seen, 0.5)
     client.spin_until(lambda: False, 1.0)   # the node asks the graph every 0.1 s: the rest
     end_ns = 0
     for _ in range(round(seconds / 0.1)):
@@ -83,7 +88,8 @@ def test_typical_sensors_at_their_rates_late_and_in_error(simulator):
     poses = {stamp_ns(m): m.pose.pose for m in got['odom']}
     measured_tf = [tf for tf in got['/tf'] if len(tf.transforms) == 1
                    and tf.transforms[0].child_frame_id == 'base_link']
-    assert len(measured_tf) == len(got['odom'])
+    missing = sorted(set(poses) - {stamp_ns(tf) for tf in measured_tf})
+    assert len(measured_tf) == len(got['odom']), f'no measured pose on /tf at {missing} ns'
     for tf in measured_tf:
         pose = poses[stamp_ns(tf)]
         assert tf.transforms[0].transform.translation.x == pose.position.x
