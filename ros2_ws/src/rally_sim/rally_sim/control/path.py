@@ -1,7 +1,8 @@
 """A closed reference path: nearest point, progress, cross-track error, curvature."""
 
+import bisect
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
@@ -37,6 +38,9 @@ class ClosedPath:
         self._px, self._py = points[:, 0].copy(), points[:, 1].copy()
         self._dx, self._dy = self.directions[:, 0].copy(), self.directions[:, 1].copy()
         self.start_m = np.concatenate([[0.0], np.cumsum(self.lengths)[:-1]])
+        # as lists for point_at(), once per control period: float arithmetic, the same bits
+        self._start, self._x, self._y = self.start_m.tolist(), self._px.tolist(), self._py.tolist()
+        self._ux, self._uy = self._dx.tolist(), self._dy.tolist()
         self.length_m = float(self.lengths.sum())
         self.curvature = self._curvature()
         # compiled, 3 to 7 times faster; the NumPy code where nothing compiles (the same bits)
@@ -76,11 +80,12 @@ class ClosedPath:
         half = self.length_m / 2.0
         return (current_m - previous_m + half) % self.length_m - half
 
-    def point_at(self, progress_m: float) -> np.ndarray:
-        """Return the path point at an arc length (wrapping around the lap)."""
+    def point_at(self, progress_m: float) -> Tuple[float, float]:
+        """Return the path point (x, y) at an arc length (wrapping around the lap)."""
         s = progress_m % self.length_m
-        i = int(np.searchsorted(self.start_m, s, side='right') - 1)
-        return self.points[i] + self.directions[i] * (s - self.start_m[i])
+        i = bisect.bisect_right(self._start, s) - 1
+        along = s - self._start[i]
+        return self._x[i] + self._ux[i] * along, self._y[i] + self._uy[i] * along
 
     def max_curvature(self, progress_m: float, distance_m: float) -> float:
         """Return the largest |curvature| over the next distance_m of path."""

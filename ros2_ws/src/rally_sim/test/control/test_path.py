@@ -59,7 +59,7 @@ def test_speed_limit_from_curvature():
     assert speed == pytest.approx(math.sqrt(4.0 * 25.0), rel=1e-3)       # 10 m/s
 
 
-def test_compiled_kernels_answer_as_numpy_to_the_last_bit():
+def test_compiled_kernels_and_point_at_answer_as_numpy_to_the_last_bit():
     # Where nothing compiles (RALLY_SIM_NO_JIT) the path keeps to NumPy: both
     # must give the same bits, and the same as the ROS run's controller.
     from rally_sim.control import path_kernels
@@ -81,6 +81,11 @@ def test_compiled_kernels_answer_as_numpy_to_the_last_bit():
     # on the path's own points and segment ends: the ties and clamps
     for x, y in np.vstack([points, (points + compiled.ends) / 2.0]):
         assert compiled.locate(x, y) == plain.locate(x, y)
+    for progress in rng.uniform(-plain.length_m, 2.0 * plain.length_m, 3000):
+        s = progress % plain.length_m       # point_at in floats: NumPy's answer, bit for bit
+        i = int(np.searchsorted(plain.start_m, s, side='right') - 1)
+        assert plain.point_at(progress) == tuple(
+            (plain.points[i] + plain.directions[i] * (s - plain.start_m[i])).tolist())
     assert compiled.max_curvature(compiled.start_m[5], 0.0) == plain.max_curvature(
         plain.start_m[5], 0.0)
     assert compiled._kernels is path_kernels
