@@ -322,7 +322,11 @@ class Observer:
         if not client.wait_for_services(timeout_sec=START_TIMEOUT_S):
             raise RuntimeError('the simulator offers no parameter services')
         future = client.set_parameters([Parameter('sync_paused', value=False)])
-        if not self.spin_until(future.done, START_TIMEOUT_S, processes):
+        # A later state shows it too: a service drops its answer while it has not yet
+        # matched the caller's response reader (ROS 2 services are two topics), and the
+        # simulator may have taken the parameter all the same.
+        if not self.spin_until(lambda: future.done() or len(self.odom) > 1, START_TIMEOUT_S,
+                               processes):
             raise RuntimeError('the simulator did not take sync_paused:=false')
 
     def has_state(self, stamp: int) -> bool:

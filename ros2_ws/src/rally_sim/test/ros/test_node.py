@@ -217,7 +217,7 @@ def test_teleport_and_reset(simulator, preset):
     assert yaw_of(last.pose.pose.orientation) == pytest.approx(1.0)
     assert last.twist.twist.linear.x == 0.0
     reset = client.node.create_client(Trigger, 'reset')
-    assert client.call(reset, Trigger.Request()).success
+    assert client.call(reset, Trigger.Request(), again_s=2.0).success
     last = at(client, odom, client.step(1))
     assert last.pose.pose.position.x == pytest.approx(1.0 + 3.0 * 0.001, abs=1e-3)
     assert last.twist.twist.linear.x == pytest.approx(3.0, abs=0.01)
@@ -332,7 +332,7 @@ def test_bad_parameter_at_run_time_is_refused_and_changes_nothing(simulator):
                      if isinstance(value, str) else
                      ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value))
         request = SetParameters.Request(parameters=[Parameter(name=name, value=value_msg)])
-        return client.call(setter, request).results[0]
+        return client.call(setter, request, again_s=2.0).results[0]   # each idempotent
 
     refused = set_parameter('surface', 'lava')
     assert not refused.successful and "no surface 'lava'" in refused.reason

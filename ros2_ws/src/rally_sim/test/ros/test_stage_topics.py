@@ -106,7 +106,7 @@ def test_the_trail_keeps_the_last_30_s_and_a_reset_clears_it(simulator):
     assert steps.sum() == pytest.approx(30.0 * np.median(steps) / PERIOD_S, rel=0.2)
     reset = client.node.create_client(Trigger, 'reset')
     before = len(trails)
-    assert client.call(reset, Trigger.Request()).success     # publishes the state again
+    assert client.call(reset, Trigger.Request(), again_s=2.0).success   # the state again
     assert client.spin_until(lambda: len(trails) > before, 60.0)
     after = np.array([(p.x, p.y) for p in trails[-1].points])
     assert np.all(after == after[0])            # cleared: one point, nothing drawn
