@@ -191,8 +191,6 @@ def serve() -> int:
         module = importlib.import_module(node_module)
         if hasattr(module, 'prepare'):
             module.prepare()
-    from ..control import path_kernels      # the forked controllers locate compiled
-    path_kernels.prepare()
     for line in sys.stdin:
         try:
             reply = {'pid': _fork(json.loads(line))}

@@ -53,6 +53,12 @@ PEDAL_PERIOD_S = 0.02
 """The pedal controller's time step when two odometry stamps do not give one."""
 
 
+def prepare() -> None:
+    """Load (or compile) the path's kernels before ROS starts: the first answer is not late."""
+    from ..control import path_kernels
+    path_kernels.prepare()
+
+
 class PathFollower(Node):
     """Pure pursuit over ROS topics."""
 
