@@ -141,7 +141,7 @@ def _run_forked(argv: List[str], env: Dict[str, str], log: str, cwd: str) -> Non
     os.chdir(cwd)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
-    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    out = os.open(log, os.O_WRONLY)         # made by the server (_fork)
     os.dup2(out, 1)
     os.dup2(out, 2)
     os.close(null)
@@ -164,7 +164,15 @@ def _run_forked(argv: List[str], env: Dict[str, str], log: str, cwd: str) -> Non
 
 
 def _fork(request: dict) -> int:
-    """Fork the run's process twice (so that it is the worker's to reap); return its pid."""
+    """
+    Fork the run's process twice (so that it is the worker's to reap); return its pid.
+
+    Its log exists when the pid is answered, as when start_logged returns: a
+    caller reading it at once found none (1 in 2 fresh-clone CI runs), and the
+    test's driver then died and left the forked node running in the suite's
+    domain, answering the next tests' calls.
+    """
+    os.close(os.open(request['log'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
     read, write = os.pipe()
     sys.stdout.flush()
     middle = os.fork()

@@ -42,6 +42,11 @@ def tagged_processes(tag: str) -> List[int]:
     return processes.tagged_processes(TAG, tag)
 
 
+def kill_tagged(tag: str) -> List[int]:
+    """SIGKILL every live process carrying `tag`; return their ids."""
+    return processes.kill_tagged(TAG, tag)
+
+
 shm_segments = processes.shm_segments
 leaked_shm_segments = processes.leaked_shm_segments
 
