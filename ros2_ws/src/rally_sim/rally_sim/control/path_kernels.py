@@ -4,11 +4,20 @@ The closed path's nearest point and curvature look-ahead, compiled (see path.Clo
 The same operations in the same order as ClosedPath's NumPy code, so the
 same answers to the last bit, without a dozen array temporaries per call:
 the path follower and the metrics locate once per state.
+
+pursuit() is pure pursuit's path geometry in one call (the look-ahead target
+and the curvature ahead), for the path follower's every state.
 """
+
+import math
 
 import numpy as np
 
 from ..physics.jit import njit
+
+PX, PY, DX, DY, LENGTH, START, CURVATURE = range(7)
+"""Rows of a path's table (ClosedPath.table): points, unit directions, segment lengths,
+arc length at each point, |curvature| at each point."""
 
 
 @njit
@@ -48,8 +57,36 @@ def max_curvature(start_m, curvature, length_m, progress_m, distance_m):
     return largest
 
 
+@njit
+def pursuit(table, length_m, x, y, yaw, speed, cg_to_rear_m, lookahead_min_m, lookahead_gain_s):
+    """
+    Return pure pursuit's geometry for the CG pose (x, y, yaw) at forward speed `speed`.
+
+    (rear_x, rear_y): the rear axle; (target_x, target_y): the path point one
+    look-ahead ahead of the rear axle's nearest point; kappa: the largest
+    curvature ahead (over twice the speed in metres, at least the look-ahead).
+    The operations of PurePursuit's Python path (locate, point_at,
+    max_curvature) in their order: the same bits.
+    """
+    rear_x = x - cg_to_rear_m * math.cos(yaw)
+    rear_y = y - cg_to_rear_m * math.sin(yaw)
+    lookahead = max(lookahead_min_m, lookahead_gain_s * abs(speed))
+    i, along, _, _, _ = nearest(table[PX], table[PY], table[DX], table[DY], table[LENGTH],
+                                rear_x, rear_y)
+    progress = table[START, i] + along
+    s = (progress + lookahead) % length_m
+    k = np.searchsorted(table[START], s, side='right') - 1     # bisect_right's index
+    ahead = s - table[START, k]
+    target_x = table[PX, k] + table[DX, k] * ahead
+    target_y = table[PY, k] + table[DY, k] * ahead
+    kappa = max_curvature(table[START], table[CURVATURE], length_m, progress,
+                          max(2.0 * abs(speed), lookahead))
+    return rear_x, rear_y, target_x, target_y, kappa
+
+
 def prepare() -> None:
     """Load (or compile) the kernels now, not at a run's first state."""
     ones = np.ones(3)       # the argument types of ClosedPath's calls: contiguous float64
     nearest(ones, ones, ones, ones, ones, 0.5, 0.5)
     max_curvature(np.zeros(3), ones, 3.0, 0.5, 1.0)
+    pursuit(np.ones((7, 3)), 3.0, 0.5, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5)

@@ -39,15 +39,28 @@ class PurePursuit:
     def command(self, x: float, y: float, yaw: float, speed: float):
         """Return (steer [rad], speed [m/s]) for the CG pose (x, y, yaw) and forward speed."""
         s = self.settings
+        if self.path._kernels is not None:     # one compiled call; the same bits
+            rear_x, rear_y, target_x, target_y, kappa = self.path._kernels.pursuit(
+                self.path.table, self.path.length_m, float(x), float(y), float(yaw),
+                float(speed), float(s.cg_to_rear_m), float(s.lookahead_min_m),
+                float(s.lookahead_gain_s))
+        else:
+            rear_x, rear_y, target_x, target_y, kappa = self._geometry(x, y, yaw, speed)
+        alpha = math.atan2(target_y - rear_y, target_x - rear_x) - yaw
+        # math.hypot here, not in the kernel: numba's differs in the last bit at times
+        distance = max(math.hypot(target_x - rear_x, target_y - rear_y), 1e-3)
+        steer = math.atan(2.0 * s.wheelbase_m * math.sin(alpha) / distance)
+        steer = min(max(steer, -s.max_steer_rad), s.max_steer_rad)
+        limit = math.sqrt(s.lateral_accel_limit_m_s2 / kappa) if kappa > 1e-6 else math.inf
+        return steer, max(s.min_speed_m_s, min(s.target_speed_m_s, limit))
+
+    def _geometry(self, x: float, y: float, yaw: float, speed: float):
+        """Return path_kernels.pursuit()'s answer through the path's Python methods."""
+        s = self.settings
         rear_x = x - s.cg_to_rear_m * math.cos(yaw)
         rear_y = y - s.cg_to_rear_m * math.sin(yaw)
         lookahead = max(s.lookahead_min_m, s.lookahead_gain_s * abs(speed))
         here = self.path.locate(rear_x, rear_y)
-        target = self.path.point_at(here.progress_m + lookahead)
-        alpha = math.atan2(target[1] - rear_y, target[0] - rear_x) - yaw
-        distance = max(math.hypot(target[0] - rear_x, target[1] - rear_y), 1e-3)
-        steer = math.atan(2.0 * s.wheelbase_m * math.sin(alpha) / distance)
-        steer = min(max(steer, -s.max_steer_rad), s.max_steer_rad)
+        target_x, target_y = self.path.point_at(here.progress_m + lookahead)
         kappa = self.path.max_curvature(here.progress_m, max(2.0 * abs(speed), lookahead))
-        limit = math.sqrt(s.lateral_accel_limit_m_s2 / kappa) if kappa > 1e-6 else math.inf
-        return steer, max(s.min_speed_m_s, min(s.target_speed_m_s, limit))
+        return rear_x, rear_y, target_x, target_y, kappa

@@ -89,3 +89,11 @@ def test_compiled_kernels_and_point_at_answer_as_numpy_to_the_last_bit():
     assert compiled.max_curvature(compiled.start_m[5], 0.0) == plain.max_curvature(
         plain.start_m[5], 0.0)
     assert compiled._kernels is path_kernels
+    # pure pursuit's geometry in one compiled call: the Python path's bits
+    fast, slow = PurePursuit(compiled), PurePursuit(plain)
+    for x, y, yaw, speed in zip(*rng.uniform(low, high, size=(3000, 2)).T,
+                                rng.uniform(-10.0, 10.0, 3000), rng.uniform(-5.0, 30.0, 3000)):
+        assert path_kernels.pursuit(
+            compiled.table, compiled.length_m, x, y, yaw, speed, 1.497, 4.0, 0.6) == (
+            slow._geometry(x, y, yaw, speed))
+        assert fast.command(x, y, yaw, speed) == slow.command(x, y, yaw, speed)
