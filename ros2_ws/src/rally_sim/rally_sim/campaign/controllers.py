@@ -37,10 +37,15 @@ def planar(m) -> PlanarState:
     """Return the planar state a node reads from the odometry message of measurement `m`."""
     (x, y), (yaw,) = m.values['position'].tolist(), m.values['yaw'].tolist()
     _, pitch, roll = m.values['ground'].tolist()
-    qx, qy, qz, qw = quaternion(roll, pitch, yaw)
-    return PlanarState(x, y, quat2euler((qw, qx, qy, qz), 'sxyz')[2],
-                       float(m.values['velocity'][0]), float(m.values['velocity'][1]),
-                       float(m.values['yaw_rate'][0]))
+    (vx, vy), (yaw_rate,) = m.values['velocity'].tolist(), m.values['yaw_rate'].tolist()
+    return planar_of(x, y, quaternion(roll, pitch, yaw), vx, vy, yaw_rate)
+
+
+def planar_of(x: float, y: float, orientation: Sequence[float], vx: float, vy: float,
+              yaw_rate: float) -> PlanarState:
+    """Return the planar state a node reads from odometry with these fields (x, y, z, w)."""
+    qx, qy, qz, qw = orientation
+    return PlanarState(x, y, quat2euler((qw, qx, qy, qz), 'sxyz')[2], vx, vy, yaw_rate)
 
 
 class Drive(NamedTuple):

@@ -17,19 +17,21 @@ Other controllers run with the ros engine.
 """
 
 import logging
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 
-from .controllers import check_controller, law_for, planar, Steering, WheelState
+from .controllers import (
+    check_controller, law_for, planar, planar_of, Steering, WheelState)
 from ..control.path import ClosedPath
-from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
+from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..resources import config_file, surface_from
 from ..ros import stepping
 from ..ros.commands import CommandIntake
 from ..ros.conversions import quaternion
+from ..ros.odometry import PlanarState
 from ..ros.reports import Reports
 from ..scenario_runner import (
     cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
@@ -88,9 +90,10 @@ class InProcessRun:
                            vx=float(spec['initial_speed_m_s']))
         self.intake.speed.reset()
         self.intake.push(integrate=False)
+        self.odometry_is_truth = 'odometry' in self.sensors.with_outputs
         self.truth: Dict[int, tuple] = {}
         self.wheels: Dict[int, WheelState] = {}
-        self.odometry = None
+        self.odometry: Optional[Tuple[int, PlanarState]] = None   # stamp [ns], as read
 
     def stop_requested(self) -> bool:
         """Never: a run ends when its states are all there."""
@@ -107,41 +110,48 @@ class InProcessRun:
         now_ns = self.sim_steps * self.step_ns
         odometry = None
         if publish:
-            self._keep_truth(now_ns)
-            now = [n for n in self.sensors.with_outputs if n == 'odometry']
-            odometry = next(iter(self.sensors.measure_now(now_ns, self.vehicle, now)), None)
+            orientation = self._keep_truth(now_ns)
+            if self.odometry_is_truth:     # measured with the outputs: the truth, now
+                _, x, y, _, vx, vy, yaw_rate, _ = self.truth[now_ns]
+                odometry = (now_ns, planar_of(x, y, orientation, vx, vy, yaw_rate))
         for measurement in delivered:
             if measurement.channel == 'odometry':
-                odometry = measurement
+                odometry = (measurement.stamp_ns, planar(measurement))
         if odometry is not None:
             self.odometry = odometry
         return odometry is not None
 
-    def _keep_truth(self, now_ns: int) -> None:
-        """Keep the true state now as the runner reads ground_truth/odom and wheel_slip."""
+    def _keep_truth(self, now_ns: int) -> List[float]:
+        """
+        Keep the true state now as the runner reads ground_truth/odom and wheel_slip.
+
+        Returns the orientation quaternion (x, y, z, w) of the truth's messages.
+        """
         s = self.vehicle.state
         _, pitch, roll = self.vehicle.ground()
-        yaw = quaternion_yaw(*quaternion(roll, pitch, float(s[YAW])))
+        orientation = quaternion(roll, pitch, float(s[YAW]))
         slip = max(map(abs, self.vehicle.outputs[SLIP_ANGLE].tolist()))    # finite: as np.max
-        self.truth[now_ns] = (now_ns / 1e9, float(s[X]), float(s[Y]), yaw, float(s[VX]),
-                              float(s[VY]), float(s[YAW_RATE]), slip)
+        x, y, _, vx, vy, yaw_rate = s[X:YAW_RATE + 1].tolist()   # X Y YAW VX VY YAW_RATE
+        self.truth[now_ns] = (now_ns / 1e9, x, y, quaternion_yaw(*orientation), vx, vy,
+                              yaw_rate, slip)
         if self.law.wants_wheels:       # the controller's wheel_slip message
             self.wheels[now_ns] = WheelState(s[OMEGA:OMEGA + 4].tolist(),
                                              self.vehicle.outputs[STEER_ANGLE].tolist())
+        return orientation
 
     def answer(self) -> None:
         """Answer the odometry with the law; take its messages as the node takes them."""
-        m, self.odometry = self.odometry, None
+        (stamp_ns, state), self.odometry = self.odometry, None
         wheels = None
         if self.law.wants_wheels:       # answered once wheel_slip of its stamp is there
-            wheels = self.wheels.get(m.stamp_ns)
+            wheels = self.wheels.get(stamp_ns)
             if wheels is None:
                 raise RuntimeError(
-                    f'no wheel_slip stamped {m.stamp_ns} ns for the odometry: this controller '
+                    f'no wheel_slip stamped {stamp_ns} ns for the odometry: this controller '
                     'answers odometry stamped at the publishing instants only (a sensor '
                     'profile whose odometry is measured with the outputs)')
-            self.wheels = {t: w for t, w in self.wheels.items() if t > m.stamp_ns}
-        for message in self.law.answer(m.stamp_ns, planar(m), wheels):
+            self.wheels = {t: w for t, w in self.wheels.items() if t > stamp_ns}
+        for message in self.law.answer(stamp_ns, state, wheels):
             self.handlers[type(message)](message)
 
     def run(self) -> Dict[str, Any]:

@@ -8,6 +8,7 @@ the vehicle the command in force. No ROS entities here: the node subscribes
 and calls in.
 """
 
+from math import isfinite
 from typing import Callable, Dict
 
 from ackermann_msgs.msg import AckermannDriveStamped
@@ -69,13 +70,15 @@ class CommandIntake:
     def on_ackermann(self, msg: AckermannDriveStamped) -> None:
         """Steering and, in speed mode, the target speed and acceleration."""
         d = msg.drive
-        fields = {f'drive.{name}': getattr(d, name) for name in (
-            'steering_angle', 'steering_angle_velocity', 'speed', 'acceleration', 'jerk')}
-        if non_finite(fields):
-            self.reports.drop('ackermann_cmd', fields)
+        steer, rate, speed, acceleration = (d.steering_angle, d.steering_angle_velocity,
+                                            d.speed, d.acceleration)
+        if not (isfinite(steer) and isfinite(rate) and isfinite(speed)
+                and isfinite(acceleration) and isfinite(d.jerk)):
+            self.reports.drop('ackermann_cmd', {f'drive.{name}': getattr(d, name) for name in (
+                'steering_angle', 'steering_angle_velocity', 'speed', 'acceleration', 'jerk')})
             return
-        self.steer_rad, self.steer_rate = float(d.steering_angle), float(d.steering_angle_velocity)
-        self.target_speed, self.target_acceleration = float(d.speed), abs(float(d.acceleration))
+        self.steer_rad, self.steer_rate = float(steer), float(rate)
+        self.target_speed, self.target_acceleration = float(speed), abs(float(acceleration))
         self._received()
 
     def on_torque(self, msg: WheelTorqueCommand) -> None:
