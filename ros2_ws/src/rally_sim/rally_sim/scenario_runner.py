@@ -22,6 +22,7 @@ after stopping the simulator and the controller, with no verdict).
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -376,8 +377,8 @@ class LapCounter:
 def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
     """Return the number of states up to the one where the laps are done (all if never)."""
     laps = LapCounter(spec, path)
-    for index, (x, y) in enumerate(zip(states['x'], states['y'])):
-        if laps.add(path.locate(x, y).progress_m):
+    for index, progress_m in enumerate(path.locate_many(states['x'], states['y'])[0]):
+        if laps.add(progress_m):
             return index + 1
     return len(states['t'])
 
@@ -535,20 +536,26 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     return -(-delay_ns // period_ns) * period_ns
 
 
+@functools.lru_cache(maxsize=4)
+def stage_surface(stage: str):
+    """Return a shipped stage's surface, loaded once per process (the metrics only read it)."""
+    from .physics import Surface
+    return Surface.load(config_file(f'stages/{stage}.yaml'))
+
+
 def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
     """Return the path-following metrics and their time series (result: path, states)."""
     path, states = result['path'], result['states']
-    from .physics import Surface
-    surface = Surface.load(config_file(f"stages/{spec['stage']}.yaml"))
+    surface = stage_surface(spec['stage'])
     off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
-    cross, heading, speed = [], [], []
+    heading, speed = [], []
     laps, completion = LapCounter(spec, path), None
-    for t, x, y, yaw, vx, vy in zip(*(states[c] for c in ('t', 'x', 'y', 'yaw', 'vx', 'vy'))):
-        here = path.locate(x, y)
-        if laps.add(here.progress_m) and completion is None:
+    progress, cross, path_heading = path.locate_many(states['x'], states['y'])
+    for t, yaw, vx, vy, progress_m, path_yaw in zip(
+            *(states[c] for c in ('t', 'yaw', 'vx', 'vy')), progress, path_heading):
+        if laps.add(progress_m) and completion is None:
             completion = float(t)
-        cross.append(here.cross_track_m)
-        heading.append((yaw - here.heading_rad + math.pi) % (2.0 * math.pi) - math.pi)
+        heading.append((yaw - path_yaw + math.pi) % (2.0 * math.pi) - math.pi)
         speed.append(math.hypot(vx, vy))
     off = surface.grip_at(states['x'], states['y']) == off_road_grip
     t, cross, heading = states['t'], np.array(cross), np.array(heading)

@@ -42,6 +42,14 @@ def nearest(px, py, dx, dy, lengths, x, y):
 
 
 @njit
+def nearest_many(px, py, dx, dy, lengths, xs, ys, index, along, ex, ey, side):
+    """Fill index, along, ex, ey, side with nearest()'s answer for each of (xs, ys)."""
+    for k in range(xs.shape[0]):
+        index[k], along[k], ex[k], ey[k], side[k] = nearest(px, py, dx, dy, lengths, xs[k],
+                                                            ys[k])
+
+
+@njit
 def max_curvature(start_m, curvature, length_m, progress_m, distance_m):
     """Return the largest curvature of the points within distance_m ahead (0 if none)."""
     found, largest = False, 0.0
@@ -90,3 +98,5 @@ def prepare() -> None:
     nearest(ones, ones, ones, ones, ones, 0.5, 0.5)
     max_curvature(np.zeros(3), ones, 3.0, 0.5, 1.0)
     pursuit(np.ones((7, 3)), 3.0, 0.5, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5)
+    nearest_many(ones, ones, ones, ones, ones, ones, ones, np.zeros(3, dtype=np.int64),
+                 ones, ones, ones, ones)

@@ -81,6 +81,13 @@ def test_compiled_kernels_and_point_at_answer_as_numpy_to_the_last_bit():
     # on the path's own points and segment ends: the ties and clamps
     for x, y in np.vstack([points, (points + compiled.ends) / 2.0]):
         assert compiled.locate(x, y) == plain.locate(x, y)
+    # every position in one call, as the metrics locate the states
+    xs, ys = np.vstack([rng.uniform(low, high, size=(3000, 2)), points,
+                        (points + compiled.ends) / 2.0]).T
+    one_by_one = [plain.locate(x, y) for x, y in zip(xs, ys)]
+    assert compiled.locate_many(xs, ys) == plain.locate_many(xs, ys) == (
+        [p.progress_m for p in one_by_one], [p.cross_track_m for p in one_by_one],
+        [p.heading_rad for p in one_by_one])
     for progress in rng.uniform(-plain.length_m, 2.0 * plain.length_m, 3000):
         s = progress % plain.length_m       # point_at in floats: NumPy's answer, bit for bit
         i = int(np.searchsorted(plain.start_m, s, side='right') - 1)
