@@ -536,11 +536,10 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     return -(-delay_ns // period_ns) * period_ns
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def stage_surface(stage: str):
-    """Return a shipped stage's surface, loaded once per process (the metrics only read it)."""
-    from .physics import Surface
-    return Surface.load(config_file(f'stages/{stage}.yaml'))
+    """Return surface_from(stage), loaded once per process (nothing changes a surface)."""
+    return surface_from(stage)
 
 
 def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:

@@ -11,6 +11,7 @@ here with the same words.
 """
 
 from abc import ABC, abstractmethod
+import functools
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -46,6 +47,12 @@ def planar_of(x: float, y: float, orientation: Sequence[float], vx: float, vy: f
     """Return the planar state a node reads from odometry with these fields (x, y, z, w)."""
     qx, qy, qz, qw = orientation
     return PlanarState(x, y, quat2euler((qw, qx, qy, qz), 'sxyz')[2], vx, vy, yaw_rate)
+
+
+@functools.lru_cache(maxsize=8)
+def closed_path(path_file: str) -> ClosedPath:
+    """Return the closed path of a path file, read once per process (nothing changes it)."""
+    return ClosedPath(read_path(path_file))
 
 
 class Drive(NamedTuple):
@@ -122,8 +129,8 @@ class PathFollowerLaw(Controller):
         from ..control.path_following import PathFollowing
         from ..control.speed import PedalSpeedController
         p = node_params(self.specs(), given)
-        self.law = PathFollowing(ClosedPath(read_path(
-            p['path_file'] or config_file('stages/rally_stage_path.csv'))), p)
+        self.law = PathFollowing(closed_path(
+            p['path_file'] or config_file('stages/rally_stage_path.csv')), p)
         self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
         self.last_stamp_ns = None
 
@@ -184,13 +191,14 @@ class MppiLaw(Controller):
         """Take the node's parameters; build its model of the car and stage."""
         from ..control.mppi import Mppi, MppiSettings
         from ..physics.config import load_vehicle
-        from ..resources import surface_from, vehicle_path
+        from ..resources import vehicle_path
+        from ..scenario_runner import stage_surface
         from ..ros.mppi_controller_node import SPECS
         p = node_params(SPECS, given)
         settings = MppiSettings(**{name: p[name] for name in SPECS
                                    if name not in ('vehicle', 'stage')})
-        self.mppi = Mppi(load_vehicle(vehicle_path(p['vehicle'])), surface_from(p['stage']),
-                         ClosedPath(read_path(config_file(f"stages/{p['stage']}_path.csv"))),
+        self.mppi = Mppi(load_vehicle(vehicle_path(p['vehicle'])), stage_surface(p['stage']),
+                         closed_path(config_file(f"stages/{p['stage']}_path.csv")),
                          settings)
 
     def answer(self, stamp_ns, state, wheels):

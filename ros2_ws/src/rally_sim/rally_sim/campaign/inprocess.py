@@ -23,11 +23,11 @@ import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 
 from .controllers import (
-    check_controller, law_for, planar, planar_of, Steering, WheelState)
+    check_controller, closed_path, law_for, planar, planar_of, Steering, WheelState)
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
-from ..resources import config_file, surface_from
+from ..resources import config_file
 from ..ros import stepping
 from ..ros.commands import CommandIntake
 from ..ros.conversions import quaternion
@@ -35,9 +35,8 @@ from ..ros.odometry import PlanarState
 from ..ros.reports import Reports
 from ..scenario_runner import (
     cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
-    PHYSICS_RATE_HZ, quaternion_yaw, STATE_COLUMNS, vehicle_config)
+    PHYSICS_RATE_HZ, quaternion_yaw, stage_surface, STATE_COLUMNS, vehicle_config)
 from ..sensors import load_profile, Sensors
-from ..stages import read_path
 
 NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
 """The simulator's parameters that a scenario run leaves at their defaults."""
@@ -67,7 +66,7 @@ class InProcessRun:
         except ValueError as error:
             raise InProcessError(str(error)) from None
         self.spec, self.path = spec, path
-        self.vehicle = Vehicle(vehicle_config(spec), surface_from(spec['stage']))
+        self.vehicle = Vehicle(vehicle_config(spec), stage_surface(spec['stage']))
         self.step_ns = round(1e9 / PHYSICS_RATE_HZ)
         self.dt = self.step_ns / 1e9
         self.sim_steps = 0
@@ -186,5 +185,5 @@ class InProcessRun:
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:
     """Run a checked scenario (seed_in_use set) in-process; return metrics and verdict."""
-    path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
+    path = closed_path(config_file(f"stages/{spec['stage']}_path.csv"))
     return InProcessRun(spec, path).run()
