@@ -123,7 +123,21 @@ class CommandIntake:
         if self.timed_out:
             self.timed_out = False
             self.reports.logger.info('commands resumed')
-        self.push(integrate=False)
+        if not self._pushed_at_period_start():
+            self.push(integrate=False)
+
+    def _pushed_at_period_start(self) -> bool:
+        """
+        Return whether a control period starts before the next step and pushes the command.
+
+        In speed mode a period's start gives the vehicle the command in force
+        (stepping.advance starts one before the first step at each multiple of
+        control_steps): pushed now as well, it would be replaced unused. Not so
+        with actuators, which take every command pushed, nor in the other modes,
+        whose periods push nothing.
+        """
+        return (self.settings['command_mode'] == 'speed' and not self.vehicle.acting
+                and self._steps() % self.control_steps == 0)
 
     # ---- the command in force ----------------------------------------------
 
