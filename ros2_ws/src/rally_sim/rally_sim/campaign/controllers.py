@@ -11,6 +11,7 @@ here with the same words.
 """
 
 from abc import ABC, abstractmethod
+from array import array
 import functools
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
@@ -78,8 +79,8 @@ def steering(angle: float, speed: float = 0.0, acceleration: float = 0.0) -> Ste
     A plain tuple, not the ROS message: nothing is sent, and building the
     message cost a tenth of an in-process run.
     """
-    return Steering(Drive(float(np.float32(angle)), 0.0, float(np.float32(speed)),
-                          float(np.float32(acceleration)), 0.0))
+    angle, speed, acceleration = array('f', (angle, speed, acceleration)).tolist()  # float32
+    return Steering(Drive(angle, 0.0, speed, acceleration, 0.0))
 
 
 def node_params(specs: Dict[str, Spec], given: Dict[str, Any]) -> Dict[str, Any]:
@@ -131,18 +132,19 @@ class PathFollowerLaw(Controller):
         p = node_params(self.specs(), given)
         self.law = PathFollowing(closed_path(
             p['path_file'] or config_file('stages/rally_stage_path.csv')), p)
+        from ..ros.path_follower_node import PEDAL_PERIOD_S
         self.pedals = PedalSpeedController() if p['command'] == 'driver' else None
+        self.pedal_period_s = PEDAL_PERIOD_S
         self.last_stamp_ns = None
 
     def answer(self, stamp_ns, state, wheels):
         """Steer and speed; in driver mode throttle and brake as the node works them."""
-        from ..ros.path_follower_node import PEDAL_PERIOD_S
         sec, nanosec = divmod(stamp_ns, 1_000_000_000)
         steer, speed = self.law.answer(sec + nanosec / 1e9, state.x, state.y, state.yaw,
                                        state.vx)
         messages = [steering(steer, speed, self.law.acceleration)]
         if self.pedals is not None:
-            dt = PEDAL_PERIOD_S
+            dt = self.pedal_period_s
             if self.last_stamp_ns is not None and 0 < stamp_ns - self.last_stamp_ns < 1e8:
                 dt = (stamp_ns - self.last_stamp_ns) / 1e9
             self.last_stamp_ns = stamp_ns
