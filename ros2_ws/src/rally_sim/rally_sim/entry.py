@@ -16,6 +16,7 @@ covered. Two phases:
   destroys its nodes, shuts ROS down) and exits.
 """
 
+import atexit
 import importlib
 import os
 import signal
@@ -138,3 +139,21 @@ def run_tool(module: str, argv=None) -> int:
         return stopped_status(stopped.number)
     finally:
         ignore_signals()
+
+
+def exit_at_once(status: int) -> None:
+    """
+    End this process with `status`, skipping the interpreter's teardown.
+
+    For a command whose work is done and whose files are closed: with numba
+    and matplotlib loaded the teardown takes 0.3 s and does nothing needed.
+    The atexit handlers still run (Ray's shutdown, logging's flush), and the
+    standard streams are flushed.
+    """
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # closed or gone: nothing more can be said
+            pass
+    os._exit(status)
