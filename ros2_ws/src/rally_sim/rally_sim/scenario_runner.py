@@ -9,16 +9,17 @@ thresholds (see config/scenarios/path_follow.yaml); optionally the sensor
 profile (`sensors`, default ideal), the `seed` of its errors (default 0;
 `random`: drawn, printed and reported) and `actuation` overrides of the
 vehicle's actuators (see config/scenarios/path_follow_typical.yaml). The
-controller sees the sensors; the metrics are computed on the ground truth. The runner starts the
-simulator in synchronous mode (pacing fast, sync_controllers naming the
-controller) and the controller with use_sim_time: every control period the
-simulator publishes its state and advances only when the controller has
-answered it with commands stamped with the state's time. Nothing sits between
-the two; the runner only watches the states (and records the bag when
-recording). So the same scenario gives the same result every time. It writes
-report.json and report.png, prints a summary, and exits 1 if a threshold
-fails (2: a bad scenario file; 130 or 143: stopped by Ctrl-C or SIGTERM,
-after stopping the simulator and the controller, with no verdict).
+controller sees the sensors; the metrics are computed on the ground truth.
+The runner starts the simulator in synchronous mode (pacing fast,
+sync_controllers naming the controller) and the controller with use_sim_time
+(ours, which read no clock, without it): every control period the simulator
+publishes its state and advances only when the controller has answered it
+with commands stamped with the state's time. Nothing sits between the two;
+the runner only watches the states (and records the bag when recording). So
+the same scenario gives the same result every time. It writes report.json
+and report.png, prints a summary, and exits 1 if a threshold fails (2: a
+bad scenario file; 130 or 143: stopped by Ctrl-C or SIGTERM, after stopping
+the simulator and the controller, with no verdict).
 """
 
 import argparse
@@ -29,7 +30,7 @@ import os
 import struct
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -227,16 +228,32 @@ SIMULATOR_NODE = 'rally_sim'
 CONTROLLER_NODE = 'scenario_controller'
 """The runner names the controller's node so, whatever its own name, the simulator knows
 whom to wait for."""
+CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
+                         'rally_sim.ros.mppi_controller')
+"""Our example controllers, which read no clock (each answer carries its state's stamp):
+started without use_sim_time, as /clock would cost each control period a message in the
+simulator and a callback in the controller, and change nothing."""
 RUNNER_NODE = 'scenario_runner'
 """The runner's node: an observer of the run (sync_observers), the recorder when recording."""
 
 
+def module_of(command: Sequence[str]) -> Optional[str]:
+    """Return the module a controller command runs (`python -m MODULE ...`), or None."""
+    command = list(command)
+    if len(command) >= 3 and command[1] == '-m' and command[0].rsplit('/', 1)[-1].startswith(
+            'python'):
+        return command[2]
+    return None
+
+
 def _controller_command(spec: Dict[str, Any]) -> List[str]:
     command = list(spec['controller']['command'])
+    clockless = module_of(command) in CLOCKLESS_CONTROLLERS
     if command[0] == 'python':
         command[0] = sys.executable
-    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}',
-                '-p', 'use_sim_time:=true']
+    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}']
+    if not clockless:
+        command += ['-p', 'use_sim_time:=true']
     for name, value in spec['controller'].get('params', {}).items():
         command += ['-p', f'{name}:={value}']
     return command
@@ -259,8 +276,16 @@ class Observer:
     the runner shares the machine with the simulator and the controller.
     """
 
-    def __init__(self, spec: Dict[str, Any], stop: StopRequest, record: str = None):
-        """Create the node and its subscriptions (deep queues: the simulator runs ahead)."""
+    def __init__(self, spec: Dict[str, Any], stop: StopRequest, record: str = None,
+                 slip: bool = True):
+        """
+        Create the node and its subscriptions (deep queues: the simulator runs ahead).
+
+        slip: watch wheel_slip too, for the largest tyre slip angle of each state
+        (report.png plots it; no metric reads it): without, the simulator builds
+        and sends it only if the controller reads it, and the runner takes one
+        message a state fewer.
+        """
         import rclpy
         from rclpy.parameter import Parameter
         from rclpy.experimental import EventsExecutor
@@ -276,8 +301,9 @@ class Observer:
         self.slip: Dict[int, bytes] = {}
         self.odom_fields = FieldReader(Odometry, ODOMETRY_FIELDS)
         self.slip_fields = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
+        self.watch_slip = slip
         for kind, topic, store in ((Odometry, 'ground_truth/odom', self.odom),
-                                   (WheelSlip, 'wheel_slip', self.slip)):
+                                   (WheelSlip, 'wheel_slip', self.slip))[:2 if slip else 1]:
             self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
                 _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
         self.recorder = None
@@ -331,8 +357,8 @@ class Observer:
             raise RuntimeError('the simulator did not take sync_paused:=false')
 
     def has_state(self, stamp: int) -> bool:
-        """Return whether the state at `stamp` arrived (odometry and wheel slip)."""
-        return stamp in self.odom and stamp in self.slip
+        """Return whether the state at `stamp` arrived (odometry, and wheel slip if watched)."""
+        return stamp in self.odom and (stamp in self.slip or not self.watch_slip)
 
     def position(self, stamp: int) -> List[float]:
         """Return the true x, y [m] at `stamp`."""
@@ -341,7 +367,8 @@ class Observer:
     def state(self, stamp: int) -> tuple:
         """Return the state at `stamp` as the metrics read it (a row of STATE_COLUMNS)."""
         x, y, qx, qy, qz, qw, vx, vy, yaw_rate = self.odom_fields.read(self.odom[stamp])
-        slip = float(np.max(np.abs(self.slip_fields.read(self.slip[stamp]))))
+        slip = (float(np.max(np.abs(self.slip_fields.read(self.slip[stamp]))))
+                if self.watch_slip else math.nan)
         return (stamp / 1e9, x, y, quaternion_yaw(qx, qy, qz, qw), vx, vy, yaw_rate, slip)
 
 
@@ -446,12 +473,14 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
 
 
 def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
-        record: str = None, start: Callable = start_logged) -> Dict[str, Any]:
+        record: str = None, start: Callable = start_logged, slip: bool = True
+        ) -> Dict[str, Any]:
     """
     Run a scenario on the simulator's synchronous mode; return the samples and timing.
 
     A signal (read from `stop`) raises Stopped once the processes are stopped.
     start(command, log_path): starts a process (a campaign worker's warm start).
+    slip: watch each state's tyre slip angles (max_slip_angle_rad; NaN without).
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
@@ -462,7 +491,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     quick_discovery(os.environ)     # the runner's participant and the two it starts
     try:
         rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-        observer = Observer(spec, stop, record)
+        observer = Observer(spec, stop, record, slip)
         # Both start at once: simulated time holds at 0 until the runner has the
         # first state (the simulator waits for its observer) and unpauses it.
         processes.append(start(_simulator_command(spec, path, folder, bool(record)),
@@ -470,7 +499,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         processes.append(start(_controller_command(spec),
                                os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
-        if not observer.spin_until(lambda: 0 in observer.odom and 0 in observer.slip,
+        if not observer.spin_until(lambda: observer.has_state(0),
                                    START_TIMEOUT_S, processes):
             raise RuntimeError(f'no state from the simulator within {START_TIMEOUT_S:g} s')
         # The simulator holds at t = 0 until the recorder hears the controller, so
@@ -646,14 +675,15 @@ def plot_report(spec, result, series, path_png: str) -> None:
 
 
 def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None,
-            start: Callable = start_logged):
+            start: Callable = start_logged, slip: bool = True):
     """
     Run a checked scenario (seed_in_use set) into `folder`; write and return its report.
 
     Returns (report, the run's result, the metrics' time series).
     RuntimeError: the run failed (its message says how; logs in folder).
+    slip: see run() (the metrics do not read it).
     """
-    result = run(spec, folder, stop, record, start)
+    result = run(spec, folder, stop, record, start, slip)
     evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]

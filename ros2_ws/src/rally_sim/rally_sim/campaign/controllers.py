@@ -25,6 +25,7 @@ from ..resources import config_file
 from ..ros.conversions import quaternion
 from ..ros.odometry import PlanarState
 from ..ros.parameters import check, Spec
+from ..scenario_runner import module_of
 from ..stages import read_path
 
 
@@ -220,15 +221,6 @@ LAWS = {'rally_sim.ros.path_follower': PathFollowerLaw,
         'rally_sim.ros.drift_controller': DriftLaw,
         'rally_sim.ros.mppi_controller': MppiLaw}
 """The controllers the in-process engine runs, by the module their scenario command runs."""
-
-
-def module_of(command: Sequence[str]) -> Optional[str]:
-    """Return the module a controller command runs (`python -m MODULE ...`), or None."""
-    command = list(command)
-    if len(command) >= 3 and command[1] == '-m' and command[0].rsplit('/', 1)[-1].startswith(
-            'python'):
-        return command[2]
-    return None
 
 
 def check_controller(controller: Dict[str, Any]) -> None:
