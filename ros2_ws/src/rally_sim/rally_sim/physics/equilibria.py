@@ -1,0 +1,557 @@
+"""
+Steady cornering of the four-wheel model: drift equilibria and their stability.
+
+An equilibrium is a state in which the car slides round a circle at a
+constant speed V, sideslip beta = atan2(vy, vx) and yaw rate r = V / R, its
+four wheels spinning at constant rates, with its inputs held: the steer
+angle and either a drive torque per axle (torque mode) or a throttle in a
+held gear through the car's drivetrain (driver mode). Given the radius (or
+the speed) and the sideslip, the speed (or the radius), the steer angle, the
+wheel spins and the drive input are the unknowns, and the equations are the
+model's own: every derivative is zero.
+
+The derivatives are those the simulator integrates: one sub-step of the
+compiled kernel (integrators.advance) from the state, (z_new - z) / h, for
+the chassis velocities, the four wheel spins and, in driver mode, the
+engine. A step of the model's integrator leaves z unchanged exactly when the
+model's derivative vanishes there (implicit Euler: (I - h J) dz = h f), and
+the drivetrain's clutch and differentials act inside that step as they do in
+every run, with load transfer as the model computes it.
+
+Stability comes from the same step: its Jacobian M by central differences,
+each multiplier mu mapped back to a continuous eigenvalue by the inverse of
+the integrator's amplification (implicit Euler: lambda = (mu - 1) / (h mu),
+exact for a linear model). A coupling that holds two speeds together (the
+clutch, a locked differential) removes a direction in one step (mu about 0):
+those are constraints, not modes, and are left out.
+
+Sign conventions are REP-103's: a positive radius turns left (counter-
+clockwise, r > 0), where a drift has negative sideslip (the nose inside the
+circle, the velocity to the car's right).
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .driveline import gear_ratio
+from .drivetrain import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
+from .integrators import (
+    advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
+    IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
+from .model import (
+    ENGINE, FOUR_WHEEL, GEAR, OMEGA, P_DRIVETRAIN, P_MODEL, STATE_SIZE, STEER, VX, VY, X, YAW,
+    YAW_RATE)
+from .vehicle import Vehicle
+
+STATE_NAMES = ('x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'omega_fl', 'omega_fr', 'omega_rl',
+               'omega_rr', 'steer', 'engine', 'gear', 'shift_left')
+"""The model's state entries (model.py's layout), as an equilibrium's JSON names them."""
+TORQUE, DRIVER = 'torque', 'driver'
+RESIDUAL_TOLERANCE = 1e-10
+"""Newton stops when every scaled derivative is below this (the target is 1e-9)."""
+CONSTRAINT_MULTIPLIER = 0.01
+"""A step multiplier below this is a coupling's constraint, not a mode: a locked clutch or
+differential makes two speeds one within a sub-step (mu about 0, what its passes leave);
+a mode decaying that fast (faster than 99 / h) is beyond what a step of h resolves."""
+MAX_ITERATIONS = 40
+SOLVED = 1e-9
+"""The largest scaled derivative an equilibrium may leave."""
+
+
+class EquilibriumError(ValueError):
+    """No equilibrium where asked; the message says which limit bites."""
+
+
+@dataclass
+class Equilibrium:
+    """One steady cornering state with its inputs and stability (SI units, REP-103)."""
+
+    radius_m: float
+    speed_m_s: float
+    sideslip_rad: float
+    yaw_rate_rad_s: float
+    steer_rad: float
+    omega_rad_s: Tuple[float, float, float, float]
+    drive_torque_n_m: Tuple[float, float, float, float]
+    """Each wheel's drive torque at the equilibrium (driver mode: the drivetrain's)."""
+    mode: str
+    throttle: Optional[float]
+    gear: Optional[int]
+    engine_rpm: Optional[float]
+    state: np.ndarray
+    """The model's full state (STATE_NAMES), on a circle centred at the origin."""
+    residual: float
+    """The largest derivative at the solution, each over its scale (derivative_scales)."""
+    eigenvalues: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
+    constraints: int = 0
+    """How many directions the locked couplings (clutch, differentials) remove."""
+    limit: str = ''
+    """Which of the car's limits the equilibrium needs more than ('' when none)."""
+    unknowns: np.ndarray = field(default=None, repr=False)
+    """The solver's unknowns, to continue a family from."""
+
+    @property
+    def unstable(self) -> np.ndarray:
+        """The eigenvalues with a positive real part."""
+        return self.eigenvalues[self.eigenvalues.real > 0.0]
+
+    @property
+    def stable(self) -> bool:
+        """True when no eigenvalue has a positive real part."""
+        return len(self.unstable) == 0
+
+    def axle_torque_n_m(self) -> Tuple[float, float]:
+        """Return the (front, rear) axle drive torques [N m]."""
+        t = self.drive_torque_n_m
+        return t[0] + t[1], t[2] + t[3]
+
+    def to_json(self) -> dict:
+        """Return a JSON-ready description: the full state, the inputs, the stability."""
+        inputs = {'mode': self.mode, 'steer_rad': self.steer_rad}
+        if self.mode == DRIVER:
+            inputs.update(throttle=self.throttle, gear=self.gear)
+        else:
+            inputs['drive_torque_n_m'] = list(self.drive_torque_n_m)
+        return {
+            'radius_m': self.radius_m, 'speed_m_s': self.speed_m_s,
+            'sideslip_rad': self.sideslip_rad, 'sideslip_deg': math.degrees(self.sideslip_rad),
+            'yaw_rate_rad_s': self.yaw_rate_rad_s,
+            'state': dict(zip(STATE_NAMES, (float(v) for v in self.state))),
+            'inputs': inputs,
+            'drive_torque_n_m': list(self.drive_torque_n_m),
+            'engine_rpm': self.engine_rpm,
+            'residual': self.residual,
+            'within_limits': not self.limit, 'limit': self.limit,
+            'stable': self.stable, 'constraints': self.constraints,
+            'eigenvalues': [[float(v.real), float(v.imag)] for v in self.eigenvalues],
+            'unstable_eigenvalues': [[float(v.real), float(v.imag)] for v in self.unstable],
+        }
+
+
+class SteadyState:
+    """The steady-cornering equations of one car on one surface, solved by Newton's method."""
+
+    def __init__(self, vehicle: Vehicle, mode: str = None, gear: int = None,
+                 front_share: float = None):
+        """
+        Solve for `vehicle` (its surface's friction at the origin applies everywhere).
+
+        mode: 'driver' (throttle through the drivetrain in `gear`) or
+        'torque' (a drive torque per axle, split front_share to the front
+        and each axle's equally between its wheels); default: driver for a
+        car with a drivetrain.
+        """
+        config = vehicle.config
+        if vehicle.flat_params[P_MODEL] != FOUR_WHEEL:
+            raise EquilibriumError(
+                f"vehicle '{config['name']}' uses the {config['model']} model: equilibria need "
+                "the four_wheel model's tyre slip and wheel spin (its drift is a state of "
+                'slipping, spinning tyres, which this model has not)')
+        self.vehicle = vehicle
+        self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
+        if self.mode not in (TORQUE, DRIVER):
+            raise EquilibriumError(f"mode '{self.mode}' must be 'torque' or 'driver'")
+        if self.mode == DRIVER:
+            vehicle.check_gear(1)       # the drivetrain exists (CommandError names the car)
+        self.gear = gear
+        self.front_share = self._front_share(front_share)
+        p = vehicle.params
+        self.h = config['dt']
+        wheelbase = p.cg_to_front_m + p.cg_to_rear_m
+        g = p.gravity_m_s2
+        spin = g / p.wheel_radius_m
+        self.scales = np.array([g, g, g / wheelbase] + [spin] * 4)
+        self._work = Workspace()
+        self._outputs = np.zeros((OUTPUT_ROWS, 4))
+        self._command = np.zeros(COMMAND_SIZE)
+
+    # ---- the equations ------------------------------------------------------
+
+    def _front_share(self, share: Optional[float]) -> float:
+        """Return the front axle's share of the drive torque in torque mode."""
+        if share is not None:
+            if not 0.0 <= share <= 1.0:
+                raise EquilibriumError(f'front_share {share} must be within [0, 1]')
+            return share
+        front, rear = self.vehicle.drive_limit[0], self.vehicle.drive_limit[2]
+        if front + rear <= 0.0:
+            raise EquilibriumError(f"vehicle '{self.vehicle.config['name']}' has no drive "
+                                   'torque in torque mode (drive.max_torque_*_n_m are 0)')
+        return front / (front + rear)
+
+    def state_of(self, curvature: float, speed_m_s: float, sideslip_rad: float,
+                 unknowns: np.ndarray) -> np.ndarray:
+        """Return the model state for a circle (1 / radius) and the unknowns, centred at 0, 0."""
+        state = np.zeros(STATE_SIZE)
+        if curvature != 0.0:
+            state[X] = 1.0 / curvature
+        state[YAW] = math.copysign(math.pi / 2.0, curvature) - sideslip_rad
+        state[VX] = speed_m_s * math.cos(sideslip_rad)
+        state[VY] = speed_m_s * math.sin(sideslip_rad)
+        state[YAW_RATE] = speed_m_s * curvature
+        state[OMEGA:OMEGA + 4] = unknowns[2:6]
+        state[STEER] = unknowns[1]
+        if self.mode == DRIVER:
+            state[ENGINE] = unknowns[7]
+            state[GEAR] = self.gear
+        return state
+
+    def command_of(self, unknowns: np.ndarray) -> np.ndarray:
+        """Return the kernel command that holds the unknowns' inputs."""
+        command = self._command
+        command[:] = 0.0
+        command[C_STEER] = unknowns[1]
+        if self.mode == DRIVER:
+            command[C_DRIVER] = 1.0
+            command[C_THROTTLE] = unknowns[6]
+            command[C_GEAR] = self.gear
+        else:
+            front, rear = self.front_share * unknowns[6], (1.0 - self.front_share) * unknowns[6]
+            command[C_DRIVE:C_DRIVE + 4] = 0.5 * front, 0.5 * front, 0.5 * rear, 0.5 * rear
+        return command
+
+    def step_once(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
+        """Return the state after one sub-step of the simulator's kernel, Jacobian fresh."""
+        v, w = self.vehicle, self._work
+        new = state.copy()
+        w.ints[0] = JACOBIAN_REFRESH_SUBSTEPS
+        advance(new, command, self.h, 1, 1, v.method, v.flat_params, v.tyre_mu, v.map_arrays[0],
+                v.map_arrays[1], w.vectors, w.wheel, w.matrices, w.ints, self._outputs)
+        return new
+
+    def _dynamic(self) -> np.ndarray:
+        """Return the indices of the dynamic states: velocities, spins (and the engine)."""
+        rows = list(range(VX, OMEGA + 4))
+        return np.array(rows + [ENGINE] if self.mode == DRIVER else rows)
+
+    def derivatives(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
+        """Return the dynamic states' derivatives as the simulator integrates them."""
+        rows = self._dynamic()
+        return (self.step_once(state, command)[rows] - state[rows]) / self.h
+
+    def scaled(self, derivatives: np.ndarray) -> np.ndarray:
+        """Return each derivative over its scale (the engine's: the wheels' times the gear)."""
+        if self.mode == DRIVER:
+            ratio = abs(gear_ratio(self.gear, self.vehicle.flat_params))
+            scales = np.append(self.scales, self.scales[-1] * ratio)
+        else:
+            scales = self.scales
+        return derivatives / scales
+
+    # ---- Newton's method ----------------------------------------------------
+
+    def _circle(self, unknowns: np.ndarray, radius_m: Optional[float],
+                speed_m_s: Optional[float]) -> Tuple[float, float]:
+        """Return (curvature, speed): the given one and the unknown one (unknowns[0])."""
+        if radius_m is not None:
+            return 1.0 / radius_m, unknowns[0]
+        return unknowns[0], speed_m_s
+
+    def residual(self, unknowns: np.ndarray, sideslip_rad: float, radius_m: float = None,
+                 speed_m_s: float = None) -> np.ndarray:
+        """Return the scaled derivatives at the unknowns (zero at an equilibrium)."""
+        curvature, speed = self._circle(unknowns, radius_m, speed_m_s)
+        state = self.state_of(curvature, speed, sideslip_rad, unknowns)
+        return self.scaled(self.derivatives(state, self.command_of(unknowns)))
+
+    def first_guess(self, sideslip_rad: float, radius_m: float = None,
+                    speed_m_s: float = None) -> np.ndarray:
+        """Return a starting point: a gentle turn at half the grip, wheels rolling."""
+        v = self.vehicle
+        p = v.params
+        grip = float(np.mean(v.friction)) * p.gravity_m_s2
+        if radius_m is not None:
+            speed = math.sqrt(0.4 * grip * abs(radius_m))
+            curvature = 1.0 / radius_m
+        else:
+            speed, curvature = speed_m_s, 0.4 * grip / speed_m_s ** 2
+        vx, vy = speed * math.cos(sideslip_rad), speed * math.sin(sideslip_rad)
+        r = speed * curvature
+        steer = math.atan2(vy + p.cg_to_front_m * r, vx)
+        c = p.half_track_m
+        spins = (vx - r * np.array([c, -c, c, -c])) / p.wheel_radius_m
+        unknowns = np.array([speed if radius_m is not None else curvature, steer, *spins, 0.0])
+        if self.mode == DRIVER:
+            return self._driver_guess(sideslip_rad, radius_m, speed_m_s, unknowns)
+        return unknowns
+
+    def _driver_guess(self, sideslip_rad: float, radius_m: Optional[float],
+                      speed_m_s: Optional[float], rolling: np.ndarray) -> np.ndarray:
+        """Return a driver-mode start: the torque-mode solution, its torque as a throttle."""
+        v = self.vehicle
+        p = v.flat_params
+        weights = p[P_DRIVETRAIN + D_WEIGHTS:P_DRIVETRAIN + D_WEIGHTS + 4]
+        helper = SteadyState(v, TORQUE, front_share=float(weights[0] + weights[1]))
+        unknowns, _ = helper.newton(rolling, sideslip_rad, radius_m, speed_m_s)
+        ratio = gear_ratio(self.gear, p)
+        engine = ratio * float(np.dot(weights, unknowns[2:6]))
+        full = curve_torque(engine * RPM_PER_RAD_S, p, P_DRIVETRAIN) * abs(ratio) * v.config[
+            'gearbox.efficiency']
+        throttle = min(max(unknowns[6] / full, 0.05), 1.0)
+        return np.append(np.append(unknowns[:6], throttle), engine)
+
+    def newton(self, guess: np.ndarray, sideslip_rad: float, radius_m: float = None,
+               speed_m_s: float = None) -> Tuple[np.ndarray, float]:
+        """Return the unknowns that zero the residual from `guess`, and the residual left."""
+        def residual(u):
+            return self.residual(u, sideslip_rad, radius_m, speed_m_s)
+        u = guess.astype(float).copy()
+        g = residual(u)
+        norm = float(np.max(np.abs(g)))
+        for _ in range(MAX_ITERATIONS):
+            if not math.isfinite(norm) or norm < RESIDUAL_TOLERANCE:
+                break
+            jacobian = _central_jacobian(residual, u)
+            try:
+                du = np.linalg.solve(jacobian, -g)
+            except np.linalg.LinAlgError:
+                break
+            t = 1.0
+            while t > 1e-3:
+                trial = u + t * du
+                g_trial = residual(trial)
+                n_trial = float(np.max(np.abs(g_trial)))
+                if math.isfinite(n_trial) and n_trial < (1.0 - 0.25 * t) * norm:
+                    u, g, norm = trial, g_trial, n_trial
+                    break
+                t *= 0.5
+            else:
+                break
+        return u, norm
+
+    # ---- solutions ----------------------------------------------------------
+
+    def solve(self, sideslip_rad: float, radius_m: float = None,
+              speed_m_s: float = None) -> Equilibrium:
+        """
+        Return the equilibrium at a sideslip on a circle of radius_m or at speed_m_s.
+
+        Continued from grip driving (beta 0) in steps of at most 2 degrees.
+        Raises EquilibriumError when there is none, or when it needs more
+        than the car has (steer, drive torque, throttle, revs), saying which.
+        """
+        steps = max(1, math.ceil(abs(sideslip_rad) / math.radians(2.0)))
+        family, ended = self.family(np.linspace(0.0, sideslip_rad, steps + 1), radius_m,
+                                    speed_m_s)
+        if ended:
+            raise EquilibriumError(ended)
+        last = family[-1]
+        if last.limit:
+            where = self.where(sideslip_rad, radius_m, speed_m_s)
+            raise EquilibriumError(f"no equilibrium {where} within the car's limits: "
+                                   f'{last.limit}')
+        return last
+
+    def family(self, sideslips_rad: Sequence[float], radius_m: float = None,
+               speed_m_s: float = None) -> Tuple[List[Equilibrium], str]:
+        """
+        Return the equilibria at each sideslip, each continued from the last, and why it ended.
+
+        The sideslips are taken in the order given (start near 0, where
+        grip driving is found from a gentle turn). Where Newton's method
+        does not converge, the step is halved up to 5 times; then the family
+        ends, and the second value says where and why ('' when complete).
+        Solutions beyond a limit of the car are kept, their `limit` set.
+        """
+        self._check_circle(radius_m, speed_m_s)
+        if self.mode == DRIVER and self.gear is None:
+            self.gear = self.default_gear(radius_m, speed_m_s)
+        found: List[Equilibrium] = []
+        for target in sideslips_rad:
+            self._check_sideslip(target, radius_m, speed_m_s)
+            if not found:
+                unknowns, norm = self.newton(self.first_guess(target, radius_m, speed_m_s),
+                                             target, radius_m, speed_m_s)
+                if norm > SOLVED:
+                    where = self.where(target, radius_m, speed_m_s)
+                    return found, (f'no equilibrium found {where} from a gentle turn: '
+                                   + self._first_hint(unknowns))
+            else:
+                unknowns = self._continue(found[-2:], target, radius_m, speed_m_s)
+                if unknowns is None:
+                    return found, (
+                        f'the family ends at beta = {math.degrees(found[-1].sideslip_rad):.1f} '
+                        f'deg: no equilibrium {self.where(target, radius_m, speed_m_s)} '
+                        'continues it (the branch folds back or ends there)')
+            found.append(self.equilibrium(unknowns, target, radius_m, speed_m_s))
+        return found, ''
+
+    def default_gear(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> int:
+        """
+        Return the highest gear whose clutch is fully engaged at the circle's speed.
+
+        The speed is the given one, or the grip limit sqrt(mu g R); the
+        clutch engages fully half way from idle to shift_down_rpm, so the
+        engine is in its torque band with room for the rear wheels to spin.
+        """
+        v = self.vehicle
+        if speed_m_s is None:
+            grip = float(np.mean(v.friction)) * v.params.gravity_m_s2
+            speed_m_s = math.sqrt(grip * abs(radius_m))
+        turning = speed_m_s / v.params.wheel_radius_m * RPM_PER_RAD_S
+        idle = v.config['engine.idle_rpm']
+        engaged = idle + 0.5 * (v.config['gearbox.shift_down_rpm'] - idle)
+        gear = 1
+        while gear < v.gears and gear_ratio(gear + 1, v.flat_params) * turning >= engaged:
+            gear += 1
+        return gear
+
+    def _continue(self, last: List[Equilibrium], target: float, radius_m: Optional[float],
+                  speed_m_s: Optional[float]) -> Optional[np.ndarray]:
+        """Return the unknowns at `target` continued from the last solutions, or None."""
+        unknowns, reached = last[-1].unknowns, last[-1].sideslip_rad
+        previous = (last[0].unknowns, last[0].sideslip_rad) if len(last) == 2 else None
+        step, halvings = target - reached, 0
+        while reached != target:
+            beta = target if abs(step) >= abs(target - reached) else reached + step
+            guess = unknowns
+            if previous is not None:            # secant predictor
+                slope = (unknowns - previous[0]) / (reached - previous[1])
+                guess = unknowns + slope * (beta - reached)
+            solution, norm = self.newton(guess, beta, radius_m, speed_m_s)
+            if norm > SOLVED:
+                halvings += 1
+                if halvings > 5:
+                    return None
+                step *= 0.5
+                continue
+            previous, unknowns, reached = (unknowns, reached), solution, beta
+        return unknowns
+
+    def equilibrium(self, unknowns: np.ndarray, sideslip_rad: float, radius_m: float = None,
+                    speed_m_s: float = None) -> Equilibrium:
+        """Return the Equilibrium at solved unknowns: the state, inputs, stability, limits."""
+        curvature, speed = self._circle(unknowns, radius_m, speed_m_s)
+        state = self.state_of(curvature, speed, sideslip_rad, unknowns)
+        command = self.command_of(unknowns).copy()
+        residual = float(np.max(np.abs(self.scaled(self.derivatives(state, command)))))
+        drive = tuple(float(t) for t in self._outputs[O_DRIVE])
+        eigenvalues, constraints = self.eigenvalues(state, command)
+        driver = self.mode == DRIVER
+        return Equilibrium(
+            radius_m=1.0 / curvature, speed_m_s=speed, sideslip_rad=sideslip_rad,
+            yaw_rate_rad_s=speed * curvature, steer_rad=float(unknowns[1]),
+            omega_rad_s=tuple(float(w) for w in unknowns[2:6]), drive_torque_n_m=drive,
+            mode=self.mode, throttle=float(unknowns[6]) if driver else None,
+            gear=self.gear if driver else None,
+            engine_rpm=float(state[ENGINE] * RPM_PER_RAD_S) if driver else None,
+            state=state, residual=residual, eigenvalues=eigenvalues, constraints=constraints,
+            limit=self._limit(unknowns, state, drive), unknowns=unknowns.copy())
+
+    def where(self, sideslip_rad: float, radius_m: Optional[float],
+              speed_m_s: Optional[float]) -> str:
+        """Return 'for <car> on <surface> at R 15 m and beta -20 deg' for messages."""
+        circle = f'R {radius_m:g} m' if radius_m is not None else f'{speed_m_s:g} m/s'
+        gear = f' in gear {self.gear}' if self.mode == DRIVER else ' in torque mode'
+        return (f"for {self.vehicle.config['name']} on {self.vehicle.surface.outside_type}"
+                f'{gear} at {circle} and beta {math.degrees(sideslip_rad):.1f} deg')
+
+    def _limit(self, unknowns: np.ndarray, state: np.ndarray, drive) -> str:
+        """Return which limit of the car the solution is beyond ('' if none)."""
+        config = self.vehicle.config
+        steer, max_steer = abs(unknowns[1]), config['steering.max_angle_rad']
+        if steer > max_steer:
+            return (f'steer limit: it needs {math.degrees(steer):.1f} deg of steer, the car has '
+                    f'{math.degrees(max_steer):.1f} (steering.max_angle_rad)')
+        if self.mode == TORQUE:
+            for i, name in enumerate(('front', 'rear', 'rear', 'rear')):
+                if abs(drive[i]) > self.vehicle.drive_limit[i] + 1e-9:
+                    return (f'not enough drive torque: it needs {abs(drive[i]):.0f} N m at a '
+                            f'{name} wheel, the car gives at most '
+                            f'{self.vehicle.drive_limit[i]:.0f} (drive.max_torque_{name}_n_m)')
+            return ''
+        rpm, limit_rpm = state[ENGINE] * RPM_PER_RAD_S, config['engine.limit_rpm']
+        if rpm >= limit_rpm:
+            return (f'rev limit: the engine would turn at {rpm:.0f} rpm in gear {self.gear}, past'
+                    f' its limiter at {limit_rpm:.0f} rpm (a higher gear)')
+        throttle = unknowns[6]
+        if throttle > 1.0:
+            return (f'not enough drive torque: too much grip for the engine, it needs throttle '
+                    f'{throttle:.2f} in gear {self.gear} at {rpm:.0f} rpm (a lower gear, less '
+                    'grip or less sideslip)')
+        if throttle < 0.0:
+            return (f'the engine brakes more than the slide allows in gear {self.gear} at '
+                    f'{rpm:.0f} rpm (throttle {throttle:.2f}: a higher gear)')
+        return ''
+
+    def _first_hint(self, unknowns: np.ndarray) -> str:
+        """Say what the first solve stopped near (no convergence from a gentle turn)."""
+        return (f'Newton stopped near {unknowns[0]:.3g} '
+                f"{'m/s' if self._given_radius else '1/m'} with steer "
+                f'{math.degrees(unknowns[1]):.1f} deg; the grip may not reach that circle')
+
+    def _check_circle(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> None:
+        """Raise EquilibriumError unless exactly one of a radius and a speed is given, sane."""
+        if (radius_m is None) == (speed_m_s is None):
+            raise EquilibriumError('give either a radius or a speed, not both or neither')
+        self._given_radius = radius_m is not None
+        wheelbase = self.vehicle.params.cg_to_front_m + self.vehicle.params.cg_to_rear_m
+        if radius_m is not None and not (math.isfinite(radius_m) and abs(radius_m) >= wheelbase):
+            raise EquilibriumError(f'radius {radius_m} m must be finite and at least the '
+                                   f'wheelbase ({wheelbase:g} m) in size; negative turns right')
+        if speed_m_s is not None and not (math.isfinite(speed_m_s) and speed_m_s >= 1.0):
+            raise EquilibriumError(f'speed {speed_m_s} m/s must be finite and at least 1 m/s')
+
+    @staticmethod
+    def _check_sideslip(sideslip_rad: float, radius_m: Optional[float],
+                        speed_m_s: Optional[float]) -> None:
+        """Raise EquilibriumError for a sideslip out of range or of a turn's wrong side."""
+        if not (math.isfinite(sideslip_rad) and abs(sideslip_rad) < math.radians(80.0)):
+            raise EquilibriumError(f'sideslip {math.degrees(sideslip_rad)} deg must be within '
+                                   '(-80, 80) deg')
+        left = radius_m > 0.0 if radius_m is not None else True
+        if speed_m_s is not None:
+            left = sideslip_rad <= 0.0
+        if abs(sideslip_rad) > math.radians(15.0) and (sideslip_rad > 0.0) == left:
+            side = 'left (positive radius)' if left else 'right (negative radius)'
+            raise EquilibriumError(
+                f'a drift round a {side} turn has {"negative" if left else "positive"} sideslip'
+                f' (REP-103: the nose inside the circle): try {-math.degrees(sideslip_rad):g} '
+                'deg')
+
+    # ---- stability ----------------------------------------------------------
+
+    def eigenvalues(self, state: np.ndarray, command: np.ndarray) -> Tuple[np.ndarray, int]:
+        """
+        Return the continuous eigenvalues at an equilibrium, and the count of constraints.
+
+        The step map's Jacobian over the dynamic states, by central
+        differences; each multiplier mu mapped back through the integrator
+        (implicit Euler: (mu - 1) / (h mu); explicit Euler: (mu - 1) / h;
+        RK4: log(mu) / h). Multipliers below CONSTRAINT_MULTIPLIER are the
+        couplings' constraints and are left out.
+        """
+        rows = self._dynamic()
+        z = state[rows]
+
+        def step_map(values):
+            trial = state.copy()
+            trial[rows] = values
+            return self.step_once(trial, command)[rows]
+
+        multipliers = np.linalg.eigvals(_central_jacobian(step_map, z)).astype(complex)
+        kept = multipliers[np.abs(multipliers) >= CONSTRAINT_MULTIPLIER]
+        h = self.h
+        if self.vehicle.method == IMPLICIT_EULER:
+            values = (kept - 1.0) / (h * kept)
+        elif self.vehicle.method == EULER:
+            values = (kept - 1.0) / h
+        else:
+            values = np.log(kept) / h
+        order = np.argsort(-values.real)
+        return values[order], len(multipliers) - len(kept)
+
+
+def _central_jacobian(function, u: np.ndarray) -> np.ndarray:
+    """Return d function / du by central differences (steps 1e-6 x max(1, |u_j|))."""
+    columns = []
+    for j in range(len(u)):
+        eps = 1e-6 * max(1.0, abs(u[j]))
+        up, down = u.copy(), u.copy()
+        up[j] += eps
+        down[j] -= eps
+        columns.append((function(up) - function(down)) / (2.0 * eps))
+    return np.column_stack(columns)
