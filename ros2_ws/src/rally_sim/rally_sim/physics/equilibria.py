@@ -62,7 +62,11 @@ SOLVED = 1e-9
 
 
 class EquilibriumError(ValueError):
-    """No equilibrium where asked; the message says which limit bites."""
+    """No equilibrium where asked; the message says which limit bites.
+
+    Input that cannot be asked at all (a radius below the wheelbase, a
+    model without tyre slip) is a plain ValueError.
+    """
 
 
 @dataclass
@@ -146,14 +150,14 @@ class SteadyState:
         """
         config = vehicle.config
         if vehicle.flat_params[P_MODEL] != FOUR_WHEEL:
-            raise EquilibriumError(
+            raise ValueError(
                 f"vehicle '{config['name']}' uses the {config['model']} model: equilibria need "
                 "the four_wheel model's tyre slip and wheel spin (its drift is a state of "
                 'slipping, spinning tyres, which this model has not)')
         self.vehicle = vehicle
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):
-            raise EquilibriumError(f"mode '{self.mode}' must be 'torque' or 'driver'")
+            raise ValueError(f"mode '{self.mode}' must be 'torque' or 'driver'")
         if self.mode == DRIVER:
             vehicle.check_gear(1)       # the drivetrain exists (CommandError names the car)
         self.gear = gear
@@ -174,11 +178,11 @@ class SteadyState:
         """Return the front axle's share of the drive torque in torque mode."""
         if share is not None:
             if not 0.0 <= share <= 1.0:
-                raise EquilibriumError(f'front_share {share} must be within [0, 1]')
+                raise ValueError(f'front_share {share} must be within [0, 1]')
             return share
         front, rear = self.vehicle.drive_limit[0], self.vehicle.drive_limit[2]
         if front + rear <= 0.0:
-            raise EquilibriumError(f"vehicle '{self.vehicle.config['name']}' has no drive "
+            raise ValueError(f"vehicle '{self.vehicle.config['name']}' has no drive "
                                    'torque in torque mode (drive.max_torque_*_n_m are 0)')
         return front / (front + rear)
 
@@ -486,28 +490,28 @@ class SteadyState:
     def _check_circle(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> None:
         """Raise EquilibriumError unless exactly one of a radius and a speed is given, sane."""
         if (radius_m is None) == (speed_m_s is None):
-            raise EquilibriumError('give either a radius or a speed, not both or neither')
+            raise ValueError('give either a radius or a speed, not both or neither')
         self._given_radius = radius_m is not None
         wheelbase = self.vehicle.params.cg_to_front_m + self.vehicle.params.cg_to_rear_m
         if radius_m is not None and not (math.isfinite(radius_m) and abs(radius_m) >= wheelbase):
-            raise EquilibriumError(f'radius {radius_m} m must be finite and at least the '
+            raise ValueError(f'radius {radius_m} m must be finite and at least the '
                                    f'wheelbase ({wheelbase:g} m) in size; negative turns right')
         if speed_m_s is not None and not (math.isfinite(speed_m_s) and speed_m_s >= 1.0):
-            raise EquilibriumError(f'speed {speed_m_s} m/s must be finite and at least 1 m/s')
+            raise ValueError(f'speed {speed_m_s} m/s must be finite and at least 1 m/s')
 
     @staticmethod
     def _check_sideslip(sideslip_rad: float, radius_m: Optional[float],
                         speed_m_s: Optional[float]) -> None:
         """Raise EquilibriumError for a sideslip out of range or of a turn's wrong side."""
         if not (math.isfinite(sideslip_rad) and abs(sideslip_rad) < math.radians(80.0)):
-            raise EquilibriumError(f'sideslip {math.degrees(sideslip_rad)} deg must be within '
+            raise ValueError(f'sideslip {math.degrees(sideslip_rad)} deg must be within '
                                    '(-80, 80) deg')
         left = radius_m > 0.0 if radius_m is not None else True
         if speed_m_s is not None:
             left = sideslip_rad <= 0.0
         if abs(sideslip_rad) > math.radians(15.0) and (sideslip_rad > 0.0) == left:
             side = 'left (positive radius)' if left else 'right (negative radius)'
-            raise EquilibriumError(
+            raise ValueError(
                 f'a drift round a {side} turn has {"negative" if left else "positive"} sideslip'
                 f' (REP-103: the nose inside the circle): try {-math.degrees(sideslip_rad):g} '
                 'deg')
