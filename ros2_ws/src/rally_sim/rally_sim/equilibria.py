@@ -108,7 +108,9 @@ def stability(e: Equilibrium) -> str:
         return 'stable'
     values = ', '.join(f'{v.real:.3f}' + (f'{v.imag:+.3f}j' if v.imag else '')
                        for v in e.unstable)
-    return f'unstable ({values})'
+    held = [v.real for v in e.spin_held_eigenvalues if v.real > 0.0]
+    spin = ', '.join(f'{v:.3f}' for v in held) or 'none'
+    return f'unstable ({values}); driven spins held: {spin}'
 
 
 def document(args: argparse.Namespace, solver: SteadyState, equilibria: List[Equilibrium],

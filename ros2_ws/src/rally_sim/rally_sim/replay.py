@@ -4,6 +4,12 @@ Offline replay: timed inputs from a CSV file in, the trajectory CSV out.
     python -m rally_sim.replay --vehicle VEHICLE.yaml --inputs IN.csv \
         --output OUT.csv [--initial-speed V] [--set key=value ...] [--plot OUT.png] \
     [--surface MAP.yaml|TYPE] [--sensors PROFILE --seed N --measurements DIR]
+    python -m rally_sim.replay --vehicle VEHICLE.yaml --initial-state EQ.json[#K] \
+        --output OUT.csv [--inputs IN.csv | --duration S] ...
+
+--initial-state starts from an equilibrium of `./rally equilibria --json`
+(the K-th of a family): its full model state; without --inputs, its inputs
+are held for --duration seconds in rows of 0.01 s.
 
 IN.csv columns: t, steer [rad, bicycle-equivalent front angle], torque_fl,
 torque_fr, torque_rl, torque_rr [N m]; optional brake_fl .. brake_rr [N m]
@@ -34,6 +40,7 @@ import numpy as np
 from . import WHEELS
 from .physics import CommandError, ConfigError, load_vehicle, SURFACE_GRIP, Vehicle
 from .physics.drivetrain import AUTOMATIC
+from .physics.equilibria import read_equilibrium
 from .physics.trajectory import InputTable, simulate, Trajectory
 from .resources import shipped, surface_from, vehicle_path
 from .sensors import load_profile, QUANTITIES, SensorError, Sensors
@@ -141,7 +148,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument('--vehicle', required=True,
                         help='vehicle file (YAML), or a preset name: '
                              + ', '.join(shipped('vehicles')))
-    parser.add_argument('--inputs', required=True, help='inputs CSV file')
+    parser.add_argument('--inputs', help='inputs CSV file (needed unless --initial-state)')
+    parser.add_argument('--initial-state', metavar='EQ.json[#K]',
+                        help='start from an equilibrium of `./rally equilibria --json` (the '
+                             'K-th of a family); without --inputs its inputs are held')
+    parser.add_argument('--duration', type=float, default=2.0, metavar='S',
+                        help='with --initial-state and no --inputs: how long to hold the '
+                             "equilibrium's inputs [s] (default 2)")
     parser.add_argument('--output', required=True, help='trajectory CSV file to write')
     parser.add_argument('--initial-speed', type=float, default=0.0, metavar='V',
                         help='initial forward speed [m/s], wheels free rolling; may be < 0')
@@ -166,9 +179,9 @@ def main(argv: List[str] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         config = load_vehicle(vehicle_path(args.vehicle), args.set)
-        inputs = read_inputs(args.inputs)
         vehicle = Vehicle(config, surface_from(args.surface))
         vehicle.reset(vx=args.initial_speed)
+        inputs = _initial_state(args, vehicle)
         sensing = _sensing(args, inputs, vehicle)
     except (ConfigError, InputError, ValueError) as error:
         print(f'error: {error}', file=sys.stderr)
@@ -179,7 +192,7 @@ def main(argv: List[str] = None) -> int:
         print(f'error: {error}', file=sys.stderr)
         return 1
     except CommandError as error:      # a gear the gearbox has not, a driver for no drivetrain
-        print(f'error: {args.inputs}: {error}', file=sys.stderr)
+        print(f'error: {args.inputs or args.initial_state}: {error}', file=sys.stderr)
         return 2
     for note in trajectory.notes[:MAX_NOTES]:
         print(f'warning: {note}', file=sys.stderr)
@@ -191,9 +204,45 @@ def main(argv: List[str] = None) -> int:
         sensing.write(args.measurements)
     if args.plot:
         from .plotting import plot_run
-        plot_run(trajectory, config, args.plot, title=os.path.basename(args.inputs),
+        plot_run(trajectory, config, args.plot,
+                 title=os.path.basename(args.inputs or args.initial_state),
                  surface=vehicle.surface)
     return 0
+
+
+def _initial_state(args, vehicle: Vehicle) -> InputTable:
+    """Restore --initial-state if given; return the inputs (--inputs, or the held ones)."""
+    if not args.initial_state:
+        if not args.inputs:
+            raise InputError('--inputs IN.csv is needed (or --initial-state EQ.json)')
+        return read_inputs(args.inputs)
+    if args.initial_speed:
+        raise ValueError('--initial-speed and --initial-state exclude each other')
+    equilibrium = read_equilibrium(args.initial_state)
+    vehicle.restore(equilibrium['state'])
+    if args.inputs:
+        return read_inputs(args.inputs)
+    if not (math.isfinite(args.duration) and args.duration >= 2 * HOLD_STEP_S):
+        raise ValueError(f'--duration {args.duration} s must be at least {2 * HOLD_STEP_S} s')
+    return held_inputs(equilibrium['inputs'], args.duration)
+
+
+HOLD_STEP_S = 0.01
+"""The rows of an equilibrium's held inputs [s]."""
+
+
+def held_inputs(inputs: dict, duration_s: float) -> InputTable:
+    """Return an InputTable that holds an equilibrium's inputs for duration_s."""
+    n = int(round(duration_s / HOLD_STEP_S))
+    t = np.arange(n) * HOLD_STEP_S
+    zeros = np.zeros((n, 4))
+    steer = np.full(n, inputs['steer_rad'])
+    if inputs['mode'] == 'driver':
+        return InputTable(t=t, steer=steer, drive=zeros, brake=zeros, handbrake=np.zeros(n),
+                          throttle=np.full(n, inputs['throttle']), pedal=np.zeros(n),
+                          gear=np.full(n, inputs['gear']))
+    return InputTable(t=t, steer=steer, drive=np.tile(inputs['drive_torque_n_m'], (n, 1)),
+                      brake=zeros, handbrake=np.zeros(n))
 
 
 class Sensing:

@@ -31,6 +31,7 @@ circle, the velocity to the car's right).
 """
 
 from dataclasses import dataclass, field
+import json
 import math
 from typing import List, Optional, Sequence, Tuple
 
@@ -92,6 +93,8 @@ class Equilibrium:
     eigenvalues: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
     constraints: int = 0
     """How many directions the locked couplings (clutch, differentials) remove."""
+    spin_held_eigenvalues: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
+    """The eigenvalues with the driven wheels' spins held by an ideal inner loop."""
     limit: str = ''
     """Which of the car's limits the equilibrium needs more than ('' when none)."""
     unknowns: np.ndarray = field(default=None, repr=False)
@@ -132,7 +135,68 @@ class Equilibrium:
             'stable': self.stable, 'constraints': self.constraints,
             'eigenvalues': [[float(v.real), float(v.imag)] for v in self.eigenvalues],
             'unstable_eigenvalues': [[float(v.real), float(v.imag)] for v in self.unstable],
+            'spin_held_eigenvalues': [[float(v.real), float(v.imag)]
+                                      for v in self.spin_held_eigenvalues],
         }
+
+
+def read_equilibrium(path: str) -> dict:
+    """
+    Return one equilibrium of a JSON file (`./rally equilibria --json`): its state, its inputs.
+
+    PATH or PATH#K (the K-th of a family, from 0). The result has 'state'
+    (STATE_SIZE floats) and 'inputs' (mode, steer_rad, and throttle and gear
+    or drive_torque_n_m). ValueError names the file and the field.
+    """
+    name, _, index = path.partition('#')
+    try:
+        with open(name, encoding='utf-8') as stream:
+            data = json.load(stream)
+    except (OSError, ValueError) as error:
+        raise ValueError(f'cannot read equilibrium file {name}: {error}') from None
+    items = data.get('equilibria') if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        raise ValueError(f'{name}: equilibria: a non-empty list is needed (the file that '
+                         '`./rally equilibria --json` writes)')
+    if not index and len(items) > 1:
+        raise ValueError(f'{name} holds {len(items)} equilibria: choose one with '
+                         f'{name}#K (K from 0 to {len(items) - 1})')
+    try:
+        k = int(index or 0)
+        item = items[k]
+    except (ValueError, IndexError):
+        raise ValueError(f'{path}: no equilibrium {index!r} (0 to {len(items) - 1})') from None
+    field_name = f'{name}: equilibria[{k}]'
+    state = item.get('state') if isinstance(item, dict) else None
+    if not isinstance(state, dict):
+        raise ValueError(f'{field_name}.state: a mapping of {", ".join(STATE_NAMES)} is needed')
+    values = [_finite_field(f'{field_name}.state.{key}', state.get(key)) for key in STATE_NAMES]
+    inputs = item.get('inputs')
+    if not isinstance(inputs, dict) or inputs.get('mode') not in (TORQUE, DRIVER):
+        raise ValueError(f"{field_name}.inputs: a mapping with mode 'torque' or 'driver' "
+                         'is needed')
+    checked = {'mode': inputs['mode'],
+               'steer_rad': _finite_field(f'{field_name}.inputs.steer_rad',
+                                          inputs.get('steer_rad'))}
+    if inputs['mode'] == DRIVER:
+        checked['throttle'] = _finite_field(f'{field_name}.inputs.throttle', inputs.get('throttle'))
+        checked['gear'] = _finite_field(f'{field_name}.inputs.gear', inputs.get('gear'))
+    else:
+        torques = inputs.get('drive_torque_n_m')
+        if not isinstance(torques, list) or len(torques) != 4:
+            raise ValueError(f'{field_name}.inputs.drive_torque_n_m: 4 numbers are needed '
+                             '(fl, fr, rl, rr)')
+        checked['drive_torque_n_m'] = [
+            _finite_field(f'{field_name}.inputs.drive_torque_n_m[{i}]', t)
+            for i, t in enumerate(torques)]
+    return {'state': np.array(values), 'inputs': checked}
+
+
+def _finite_field(name: str, value) -> float:
+    """Return value as a float; ValueError naming the field unless a finite number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f'{name}: {value!r} is not a finite number')
+    return float(value)
 
 
 class SteadyState:
@@ -363,9 +427,10 @@ class SteadyState:
         self._check_circle(radius_m, speed_m_s)
         if self.mode == DRIVER and self.gear is None:
             self.gear = self.default_gear(radius_m, speed_m_s)
+        for target in reversed(sideslips_rad):      # the far end named first
+            self._check_sideslip(target, radius_m, speed_m_s)
         found: List[Equilibrium] = []
         for target in sideslips_rad:
-            self._check_sideslip(target, radius_m, speed_m_s)
             if not found:
                 unknowns, norm = self.newton(self.first_guess(target, radius_m, speed_m_s),
                                              target, radius_m, speed_m_s)
@@ -443,6 +508,7 @@ class SteadyState:
             gear=self.gear if driver else None,
             engine_rpm=float(state[ENGINE] * RPM_PER_RAD_S) if driver else None,
             state=state, residual=residual, eigenvalues=eigenvalues, constraints=constraints,
+            spin_held_eigenvalues=self.spin_held_eigenvalues(state, command),
             limit=self._limit(unknowns, state, drive), unknowns=unknowns.copy())
 
     def where(self, sideslip_rad: float, radius_m: Optional[float],
@@ -518,35 +584,63 @@ class SteadyState:
 
     # ---- stability ----------------------------------------------------------
 
-    def eigenvalues(self, state: np.ndarray, command: np.ndarray) -> Tuple[np.ndarray, int]:
-        """
-        Return the continuous eigenvalues at an equilibrium, and the count of constraints.
-
-        The step map's Jacobian over the dynamic states, by central
-        differences; each multiplier mu mapped back through the integrator
-        (implicit Euler: (mu - 1) / (h mu); explicit Euler: (mu - 1) / h;
-        RK4: log(mu) / h). Multipliers below CONSTRAINT_MULTIPLIER are the
-        couplings' constraints and are left out.
-        """
+    def step_jacobian(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
+        """Return d(one sub-step) / d(dynamic states) at a state, inputs held (central)."""
         rows = self._dynamic()
-        z = state[rows]
 
         def step_map(values):
             trial = state.copy()
             trial[rows] = values
             return self.step_once(trial, command)[rows]
 
-        multipliers = np.linalg.eigvals(_central_jacobian(step_map, z)).astype(complex)
+        return _central_jacobian(step_map, state[rows])
+
+    def eigenvalues(self, state: np.ndarray, command: np.ndarray) -> Tuple[np.ndarray, int]:
+        """
+        Return the continuous eigenvalues at an equilibrium, and the count of constraints.
+
+        From the step map's Jacobian over the dynamic states (step_jacobian),
+        each multiplier mu mapped back through the integrator (implicit
+        Euler: (mu - 1) / (h mu); explicit Euler: (mu - 1) / h; RK4:
+        log(mu) / h). Multipliers below CONSTRAINT_MULTIPLIER are the
+        couplings' constraints and are left out. Sorted, largest real part first.
+        """
+        multipliers = np.linalg.eigvals(self.step_jacobian(state, command)).astype(complex)
         kept = multipliers[np.abs(multipliers) >= CONSTRAINT_MULTIPLIER]
+        return np.sort_complex(self.continuous(kept))[::-1], len(multipliers) - len(kept)
+
+    def spin_held_eigenvalues(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
+        """
+        Return the eigenvalues with the driven wheels' spins held (an ideal wheel-speed loop).
+
+        The step map's Jacobian without the rows and columns of the driven
+        wheels (and of the engine, which turns with them): what a fast inner
+        loop on the wheel speeds leaves to the outer loops. Sorted as eigenvalues().
+        """
+        driven = self.command_of_drive_share() > 0.0
+        keep = [k for k in range(7) if k < 3 or not driven[k - 3]]
+        jacobian = self.step_jacobian(state, command)[np.ix_(keep, keep)]
+        multipliers = np.linalg.eigvals(jacobian).astype(complex)
+        kept = multipliers[np.abs(multipliers) >= CONSTRAINT_MULTIPLIER]
+        return np.sort_complex(self.continuous(kept))[::-1]
+
+    def command_of_drive_share(self) -> np.ndarray:
+        """Return each wheel's share of the drive (torque mode's split, or the drivetrain's)."""
+        if self.mode == DRIVER:
+            p = self.vehicle.flat_params
+            return p[P_DRIVETRAIN + D_WEIGHTS:P_DRIVETRAIN + D_WEIGHTS + 4].copy()
+        front = 0.5 * self.front_share
+        rear = 0.5 * (1.0 - self.front_share)
+        return np.array([front, front, rear, rear])
+
+    def continuous(self, multipliers: np.ndarray) -> np.ndarray:
+        """Return the continuous eigenvalues of step multipliers (the integrator's inverse)."""
         h = self.h
         if self.vehicle.method == IMPLICIT_EULER:
-            values = (kept - 1.0) / (h * kept)
-        elif self.vehicle.method == EULER:
-            values = (kept - 1.0) / h
-        else:
-            values = np.log(kept) / h
-        order = np.argsort(-values.real)
-        return values[order], len(multipliers) - len(kept)
+            return (multipliers - 1.0) / (h * multipliers)
+        if self.vehicle.method == EULER:
+            return (multipliers - 1.0) / h
+        return np.log(multipliers) / h
 
 
 def _central_jacobian(function, u: np.ndarray) -> np.ndarray:

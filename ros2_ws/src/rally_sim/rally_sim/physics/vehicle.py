@@ -177,6 +177,33 @@ class Vehicle:
             self.command[:] = self.merged(self.actuation.rows(0.0, 1.0, 1))[0]
         self._refresh_outputs()
 
+    def restore(self, state: Sequence[float]) -> None:
+        """
+        Put the car in a full model state (STATE_SIZE entries, model.py's layout).
+
+        As reset() does otherwise: time at 0, commands zeroed. Raises
+        ValueError, changing nothing, for a non-finite entry, a gear the
+        gearbox has not or a steer angle beyond the car's.
+        """
+        values = _checked('state', [state], STATE_SIZE)[0]
+        max_steer = self.config['steering.max_angle_rad']
+        if abs(values[STEER]) > max_steer:
+            raise ValueError(f'state steer {values[STEER]} rad is beyond the car\'s '
+                             f'{max_steer} rad (steering.max_angle_rad)')
+        gear = values[GEAR]
+        gears = range(-1, self.gears + 1) if self.has_drivetrain else (0,)
+        if gear not in gears or values[ENGINE] < 0.0 or values[SHIFT_LEFT] < 0.0 or (
+                not self.has_drivetrain and (values[ENGINE] or values[SHIFT_LEFT])):
+            raise ValueError(f'state gear {gear:g}, engine {values[ENGINE]:g} rad/s and '
+                             f'shift_left {values[SHIFT_LEFT]:g} s do not fit '
+                             f"vehicle '{self.config['name']}' (gears {gears[0]}..{gears[-1]},"
+                             ' engine and shift time >= 0; all 0 without a drivetrain)')
+        self.reset()
+        self.state[:] = values
+        friction_under(self.state, self.flat_params, self.tyre_mu, self._grid, self._grid_meta,
+                       self.outputs[O_FRICTION])
+        self._refresh_outputs()
+
     def _start_engine(self) -> None:
         """Put the gearbox in the lowest gear below its upshift speed, the engine in step."""
         p = self.flat_params
