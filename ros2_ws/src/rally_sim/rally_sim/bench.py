@@ -123,8 +123,35 @@ def main(argv=None) -> int:
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
     models(args.repeat)
     drivetrain(args.repeat)
+    equilibria(args.repeat)
     batch(args.repeat, args.batch_plot)
     return 0
+
+
+EQUILIBRIA_TARGET_S = 2.0
+"""Issue 34: a family of 50 equilibria solves in at most this long."""
+
+
+def equilibria(repeat: int) -> None:
+    """Print how long a family of 50 steady states, 0 to -49 deg, with their stability takes."""
+    from .physics import Surface
+    from .physics.equilibria import SteadyState
+    print(f'\n{"equilibria, 50 points":<34}{"mode":>8}{"family [s]":>12}{"per point [ms]":>16}')
+    sideslips = np.radians(np.linspace(0.0, -49.0, 50))
+    for name, surface, mode in (('rwd_gravel', 'gravel', 'driver'),
+                                ('rwd_gravel', 'gravel', 'torque'),
+                                ('volvo_v40', 'tarmac_dry', 'torque')):
+        car = Vehicle(load_vehicle(os.path.join(VEHICLES, name + '.yaml')),
+                      Surface.uniform(surface))
+
+        def solve():
+            SteadyState(car, mode).family(sideslips, radius_m=15.0)
+        solve()                               # compile (or load the cache) first
+        wall = best_of(repeat, solve)
+        print(f'{name + " on " + surface + ", R 15 m":<34}{mode:>8}{wall:>12.3f}'
+              f'{1000 * wall / 50:>16.1f}')
+    print(f'target (issue 34): a family of 50 points in at most {EQUILIBRIA_TARGET_S:g} s, '
+          'eigenvalues included')
 
 
 BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}

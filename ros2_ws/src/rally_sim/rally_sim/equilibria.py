@@ -40,7 +40,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help='surface type everywhere; default gravel')
     circle = parser.add_mutually_exclusive_group()
     circle.add_argument('--radius', type=float, metavar='R',
-                        help=f'circle radius [m], positive turns left (default {DEFAULT_RADIUS_M:g})')
+                        help='circle radius [m], positive turns left (default '
+                             f'{DEFAULT_RADIUS_M:g})')
     circle.add_argument('--speed', type=float, metavar='V', help='speed [m/s] instead')
     single = parser.add_mutually_exclusive_group()
     single.add_argument('--sideslip-deg', type=float, metavar='B',

@@ -63,7 +63,8 @@ SOLVED = 1e-9
 
 
 class EquilibriumError(ValueError):
-    """No equilibrium where asked; the message says which limit bites.
+    """
+    No equilibrium where asked; the message says which limit bites.
 
     Input that cannot be asked at all (a radius below the wheelbase, a
     model without tyre slip) is a plain ValueError.
@@ -102,12 +103,12 @@ class Equilibrium:
 
     @property
     def unstable(self) -> np.ndarray:
-        """The eigenvalues with a positive real part."""
+        """Return the eigenvalues with a positive real part."""
         return self.eigenvalues[self.eigenvalues.real > 0.0]
 
     @property
     def stable(self) -> bool:
-        """True when no eigenvalue has a positive real part."""
+        """Return True when no eigenvalue has a positive real part."""
         return len(self.unstable) == 0
 
     def axle_torque_n_m(self) -> Tuple[float, float]:
@@ -179,7 +180,8 @@ def read_equilibrium(path: str) -> dict:
                'steer_rad': _finite_field(f'{field_name}.inputs.steer_rad',
                                           inputs.get('steer_rad'))}
     if inputs['mode'] == DRIVER:
-        checked['throttle'] = _finite_field(f'{field_name}.inputs.throttle', inputs.get('throttle'))
+        checked['throttle'] = _finite_field(f'{field_name}.inputs.throttle',
+                                            inputs.get('throttle'))
         checked['gear'] = _finite_field(f'{field_name}.inputs.gear', inputs.get('gear'))
     else:
         torques = inputs.get('drive_torque_n_m')
@@ -247,7 +249,7 @@ class SteadyState:
         front, rear = self.vehicle.drive_limit[0], self.vehicle.drive_limit[2]
         if front + rear <= 0.0:
             raise ValueError(f"vehicle '{self.vehicle.config['name']}' has no drive "
-                                   'torque in torque mode (drive.max_torque_*_n_m are 0)')
+                             'torque in torque mode (drive.max_torque_*_n_m are 0)')
         return front / (front + rear)
 
     def state_of(self, curvature: float, speed_m_s: float, sideslip_rad: float,
@@ -554,24 +556,24 @@ class SteadyState:
                 f'{math.degrees(unknowns[1]):.1f} deg; the grip may not reach that circle')
 
     def _check_circle(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> None:
-        """Raise EquilibriumError unless exactly one of a radius and a speed is given, sane."""
+        """Raise ValueError unless exactly one of a radius and a speed is given, sane."""
         if (radius_m is None) == (speed_m_s is None):
             raise ValueError('give either a radius or a speed, not both or neither')
         self._given_radius = radius_m is not None
         wheelbase = self.vehicle.params.cg_to_front_m + self.vehicle.params.cg_to_rear_m
         if radius_m is not None and not (math.isfinite(radius_m) and abs(radius_m) >= wheelbase):
             raise ValueError(f'radius {radius_m} m must be finite and at least the '
-                                   f'wheelbase ({wheelbase:g} m) in size; negative turns right')
+                             f'wheelbase ({wheelbase:g} m) in size; negative turns right')
         if speed_m_s is not None and not (math.isfinite(speed_m_s) and speed_m_s >= 1.0):
             raise ValueError(f'speed {speed_m_s} m/s must be finite and at least 1 m/s')
 
     @staticmethod
     def _check_sideslip(sideslip_rad: float, radius_m: Optional[float],
                         speed_m_s: Optional[float]) -> None:
-        """Raise EquilibriumError for a sideslip out of range or of a turn's wrong side."""
+        """Raise ValueError for a sideslip out of range or on a turn's wrong side."""
         if not (math.isfinite(sideslip_rad) and abs(sideslip_rad) < math.radians(80.0)):
             raise ValueError(f'sideslip {math.degrees(sideslip_rad)} deg must be within '
-                                   '(-80, 80) deg')
+                             '(-80, 80) deg')
         left = radius_m > 0.0 if radius_m is not None else True
         if speed_m_s is not None:
             left = sideslip_rad <= 0.0

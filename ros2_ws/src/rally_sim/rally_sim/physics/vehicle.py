@@ -188,7 +188,7 @@ class Vehicle:
         values = _checked('state', [state], STATE_SIZE)[0]
         max_steer = self.config['steering.max_angle_rad']
         if abs(values[STEER]) > max_steer:
-            raise ValueError(f'state steer {values[STEER]} rad is beyond the car\'s '
+            raise ValueError(f"state steer {values[STEER]} rad is beyond the car's "
                              f'{max_steer} rad (steering.max_angle_rad)')
         gear = values[GEAR]
         gears = range(-1, self.gears + 1) if self.has_drivetrain else (0,)

@@ -100,7 +100,7 @@ def test_eigenvalues_are_the_continuous_models(families):
 
 def test_the_drift_branch_is_a_saddle_and_the_wheel_speed_loop_leaves_one_mode(families):
     """
-    rwd on gravel (friction 0.6): grip is stable, the drift unstable.
+    A rear-drive car on gravel (friction 0.6): grip is stable, the drift unstable.
 
     With the inputs held (torque or throttle) two real modes grow: the
     saddle of Hindiyeh & Gerdes (about 1.8/s) and a slow speed mode (under
