@@ -41,7 +41,7 @@ from .driveline import gear_ratio
 from .drivetrain import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
 from .integrators import (
     advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
-    IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
+    I_AGE, IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
 from .model import (
     ENGINE, FOUR_WHEEL, GEAR, OMEGA, P_DRIVETRAIN, P_MODEL, STATE_SIZE, STEER, VX, VY, X, YAW,
     YAW_RATE)
@@ -207,7 +207,7 @@ class SteadyState:
     def __init__(self, vehicle: Vehicle, mode: str = None, gear: int = None,
                  front_share: float = None):
         """
-        Solve for `vehicle` (its surface's friction at the origin applies everywhere).
+        Solve for `vehicle` on its surface (a uniform one: the circle is centred at the origin).
 
         mode: 'driver' (throttle through the drivetrain in `gear`) or
         'torque' (a drive torque per axle, split front_share to the front
@@ -287,19 +287,19 @@ class SteadyState:
         """Return the state after one sub-step of the simulator's kernel, Jacobian fresh."""
         v, w = self.vehicle, self._work
         new = state.copy()
-        w.ints[0] = JACOBIAN_REFRESH_SUBSTEPS
+        w.ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
         advance(new, command, self.h, 1, 1, v.method, v.flat_params, v.tyre_mu, v.map_arrays[0],
                 v.map_arrays[1], w.vectors, w.wheel, w.matrices, w.ints, self._outputs)
         return new
 
-    def _dynamic(self) -> np.ndarray:
+    def dynamic_rows(self) -> np.ndarray:
         """Return the indices of the dynamic states: velocities, spins (and the engine)."""
         rows = list(range(VX, OMEGA + 4))
         return np.array(rows + [ENGINE] if self.mode == DRIVER else rows)
 
     def derivatives(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
         """Return the dynamic states' derivatives as the simulator integrates them."""
-        rows = self._dynamic()
+        rows = self.dynamic_rows()
         return (self.step_once(state, command)[rows] - state[rows]) / self.h
 
     def scaled(self, derivatives: np.ndarray) -> np.ndarray:
@@ -588,7 +588,7 @@ class SteadyState:
 
     def step_jacobian(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
         """Return d(one sub-step) / d(dynamic states) at a state, inputs held (central)."""
-        rows = self._dynamic()
+        rows = self.dynamic_rows()
 
         def step_map(values):
             trial = state.copy()

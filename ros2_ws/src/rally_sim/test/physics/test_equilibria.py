@@ -38,7 +38,7 @@ def held_run(solver: SteadyState, e, seconds: float, kick=None):
     car = solver.vehicle
     car.restore(e.state)
     car.command[:] = solver.command_of(e.unknowns)
-    rows = solver._dynamic()
+    rows = solver.dynamic_rows()
     if kick is not None:
         car.state[rows] += kick
     states = []
@@ -124,7 +124,7 @@ def test_the_simulator_holds_an_unstable_equilibrium_then_leaves_along_its_eigen
         families):
     solver, family = families['driver']
     e = family[10]                               # beta -20 deg, a saddle
-    rows = solver._dynamic()
+    rows = solver.dynamic_rows()
     z0 = e.state[rows]
     scale = np.maximum(np.abs(z0), 1.0)
     kick = np.random.default_rng(34).standard_normal(len(rows)) * 1e-9 * scale
@@ -150,7 +150,7 @@ def test_a_stable_grip_equilibrium_holds_for_30_s(families):
     e = family[0]
     assert e.stable
     states = held_run(solver, e, 30.0)
-    z0 = e.state[solver._dynamic()]
+    z0 = e.state[solver.dynamic_rows()]
     assert np.max(np.abs(states - z0) / np.maximum(np.abs(z0), 1.0)) < 1e-6
 
 
