@@ -38,7 +38,7 @@ from .lqr import discretise, dlqr
 from ..physics import model, Surface, Vehicle
 from ..physics.config import VehicleConfig
 from ..physics.driveline import gear_ratio
-from ..physics.drivetrain import curve_torque, RPM_PER_RAD_S
+from ..physics.drivetrain import curve_torque
 from ..physics.equilibria import DRIVER, Equilibrium, SteadyState
 from ..physics.model import OMEGA, P_DRIVETRAIN, VX
 
