@@ -52,6 +52,7 @@ setup(
             'rally_sim_node = rally_sim.ros.node:main',
             'path_follower = rally_sim.ros.path_follower:main',
             'drift_controller = rally_sim.ros.drift_controller:main',
+            'drift_lqr_controller = rally_sim.ros.drift_lqr_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
             'rally_sim_replay = rally_sim.replay:main',
             'rally_sim_campaign = rally_sim.campaign.__main__:main',

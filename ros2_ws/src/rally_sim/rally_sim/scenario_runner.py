@@ -57,7 +57,8 @@ KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'control
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
         'settle_s': (int, float), 'thresholds': dict}
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
-            'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {})}
+            'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
+            'equilibrium': (dict, {})}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -65,8 +66,14 @@ METRICS = {
     'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
              'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
     'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
-              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s'),
+              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s',
+              'sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s'),
 }
+TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
+"""Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
+EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
+                    'gear': int}
+"""An equilibrium target's keys (gear: driver mode's held gear, optional)."""
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""
 ANSWER_TIMEOUT_S = 10.0
@@ -133,8 +140,56 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
                 not set(bound) <= {'min', 'max'} or not bound:
             raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
                                 'with min and/or max')
+    _check_equilibrium(spec, path)
     spec['file'] = path
     return spec
+
+
+def _check_equilibrium(spec: Dict[str, Any], path: str) -> None:
+    """Check the `equilibrium` target (ScenarioError naming the key)."""
+    target = spec['equilibrium']
+    needed = [m for m in spec['thresholds'] if m in TARGET_METRICS]
+    if not target:
+        if needed:
+            raise ScenarioError(f"{path}: thresholds {needed} need the key 'equilibrium' "
+                                '(radius_m, sideslip_deg, surface: the target they measure '
+                                'from)')
+        return
+    if spec['metrics'] != 'drift':
+        raise ScenarioError(f"{path}: key 'equilibrium' goes with metrics: drift")
+    unknown = sorted(set(target) - set(EQUILIBRIUM_KEYS))
+    missing = sorted({'radius_m', 'sideslip_deg', 'surface'} - set(target))
+    if unknown or missing:
+        raise ScenarioError(f"{path}: key 'equilibrium': unknown key(s) {unknown}, missing "
+                            f'key(s) {missing}')
+    for key, kind in EQUILIBRIUM_KEYS.items():
+        if key in target and (not isinstance(target[key], kind) or
+                              isinstance(target[key], bool)):
+            raise ScenarioError(f"{path}: key 'equilibrium.{key}' = {target[key]!r} has the "
+                                'wrong type')
+    if target['surface'] not in SURFACE_GRIP:
+        raise ScenarioError(f"{path}: key 'equilibrium.surface' must be one of "
+                            f'{sorted(SURFACE_GRIP)}')
+
+
+def drift_target(spec: Dict[str, Any]):
+    """Return the Equilibrium a scenario's drift metrics measure from (its car, overrides)."""
+    target = spec['equilibrium']
+    mode = 'driver' if spec['command_mode'] == 'driver' else 'torque'
+    return _solved_target(spec['vehicle'], json.dumps(vehicle_overrides(spec), sort_keys=True),
+                          target['surface'], float(target['radius_m']),
+                          float(target['sideslip_deg']), mode, target.get('gear'))
+
+
+@functools.lru_cache(maxsize=16)
+def _solved_target(vehicle: str, overrides: str, surface: str, radius_m: float,
+                   sideslip_deg: float, mode: str, gear):
+    """Solve an equilibrium target once per process (a campaign's runs share them)."""
+    from .physics import load_vehicle, Surface, Vehicle
+    from .physics.equilibria import SteadyState
+    config = load_vehicle(vehicle_path(vehicle)).with_overrides(json.loads(overrides))
+    solver = SteadyState(Vehicle(config, Surface.uniform(surface)), mode, gear)
+    return solver.solve(math.radians(sideslip_deg), radius_m=radius_m)
 
 
 def _check_sensors(spec: Dict[str, Any], path: str) -> None:
@@ -229,7 +284,7 @@ CONTROLLER_NODE = 'scenario_controller'
 """The runner names the controller's node so, whatever its own name, the simulator knows
 whom to wait for."""
 CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
-                         'rally_sim.ros.mppi_controller')
+                         'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller')
 """Our example controllers, which read no clock (each answer carries its state's stamp):
 started without use_sim_time, as /clock would cost each control period a message in the
 simulator and a callback in the controller, and change nothing."""
@@ -627,7 +682,14 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
     series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
               'x': s['x'], 'y': s['y'],
               'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
-                         'radius error [m]': radius_error}}
+                         'radius error [m]': radius_error}, 'targets': {}}
+    if spec['equilibrium']:
+        target = drift_target(spec)
+        aimed = (math.degrees(target.sideslip_rad), target.yaw_rate_rad_s, target.speed_m_s)
+        for name, values, goal in zip(TARGET_METRICS, (beta, yaw_rate, speed), aimed):
+            metrics[name] = float(np.sqrt(np.mean((values[window] - goal) ** 2)))
+        series['targets'] = {'sideslip [deg / 10]': aimed[0] / 10.0,
+                             'yaw rate [rad/s]': aimed[1], 'speed': aimed[2]}
     return {'metrics': metrics, 'series': series}
 
 
@@ -660,13 +722,19 @@ def plot_report(spec, result, series, path_png: str) -> None:
     left.set_ylabel('y [m]')
     left.set_title(f"{spec['name']}: {spec['vehicle']} on {spec['stage']}")
     left.legend(loc='upper right', fontsize=8)
+    targets = series.get('targets', {})
     for label, values in series['curves'].items():
-        right.plot(series['t'], values, label=label)
+        line, = right.plot(series['t'], values, label=label)
+        if label in targets:       # the equilibrium aimed at, in the curve's colour
+            right.axhline(targets[label], color=line.get_color(), linestyle='--', linewidth=1,
+                          label=f'{label}: equilibrium')
     right.set_xlabel('simulated time [s]')
     right.grid(True)
     speed = right.twinx()
     speed.plot(series['t'], series['speed_m_s'], color='0.3', linestyle=':', label='speed')
-    speed.set_ylabel('speed [m/s]')
+    if 'speed' in targets:
+        speed.axhline(targets['speed'], color='0.3', linestyle='--', linewidth=1)
+    speed.set_ylabel('speed [m/s]' + (' (dashed: equilibrium)' if 'speed' in targets else ''))
     right.legend(loc='upper left', fontsize=8)
     right.set_title(f"{spec['metrics']} metrics and speed over time")
     fig.tight_layout()

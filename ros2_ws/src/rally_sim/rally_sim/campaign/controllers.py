@@ -179,6 +179,33 @@ class DriftLaw(Controller):
         return [steering(steer), drive]
 
 
+class DriftLqrLaw(Controller):
+    """rally_sim.ros.drift_lqr_controller: the reference drift controller on the equilibria."""
+
+    wants_wheels = True
+
+    @staticmethod
+    def specs():
+        """Return the reference drift controller node's specs."""
+        from ..ros.drift_lqr_controller_node import SPECS
+        return SPECS
+
+    def __init__(self, given: Dict[str, Any]):
+        """Take the node's parameters and design its law, as the node does."""
+        from ..ros.drift_lqr_controller_node import law_of
+        self.law = law_of(node_params(self.specs(), given))
+        self.start_ns = None
+
+    def answer(self, stamp_ns, state, wheels):
+        """Steering first, then the throttle (driver) or the rear torques, as the node."""
+        from ..ros.drift_lqr_controller_node import answer_state
+        if self.start_ns is None:
+            self.start_ns = stamp_ns
+        steer, drive = answer_state(self.law, (stamp_ns - self.start_ns) / 1e9, state,
+                                    wheels.wheel_angular_speed[2:])
+        return [steering(steer), drive]
+
+
 class MppiLaw(Controller):
     """rally_sim.ros.mppi_controller: sampled futures on the batch physics."""
 
@@ -219,6 +246,7 @@ class MppiLaw(Controller):
 
 LAWS = {'rally_sim.ros.path_follower': PathFollowerLaw,
         'rally_sim.ros.drift_controller': DriftLaw,
+        'rally_sim.ros.drift_lqr_controller': DriftLqrLaw,
         'rally_sim.ros.mppi_controller': MppiLaw}
 """The controllers the in-process engine runs, by the module their scenario command runs."""
 

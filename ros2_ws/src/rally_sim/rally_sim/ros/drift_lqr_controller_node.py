@@ -1,0 +1,151 @@
+"""
+The reference drift controller: holds the car on one of its drift equilibria round a circle.
+
+A separate ROS 2 node, talking to the simulator only over topics. Every
+control period it takes the car's state from `odom` and the rear wheels'
+spins from `wheel_slip` of the same stamp, and answers with an
+`ackermann_cmd` (steering) and a `driver_cmd` (throttle in the held gear)
+or a `wheel_torque_cmd` (rear drive torques), stamped with the state's stamp
+(lockstep-friendly). The law (rally_sim.control.drift_lqr) is designed at
+start-up on the equilibria of the car named by `vehicle` on `surface`:
+feed-forward, an inner loop on the rear wheel speed, an LQR on the
+linearisation with the circle's offset and course error in its state.
+"""
+
+import math
+from typing import Dict
+
+from ackermann_msgs.msg import AckermannDriveStamped
+from nav_msgs.msg import Odometry
+from rally_sim_msgs.msg import DriverCommand, WheelSlip, WheelTorqueCommand
+from rclpy.node import Node
+
+from .answers import Answers
+from .odometry import planar_state, PlanarState
+from .parameters import declare, ParameterError, Spec
+from ..control.drift_lqr import DriftDesign, DriftLqr
+from ..physics import SURFACE_GRIP
+from ..physics.config import ConfigError, load_vehicle
+from ..resources import shipped, vehicle_path
+
+DEFAULTS = DriftDesign()
+SPECS = {
+    'vehicle': Spec('rwd_gravel', 'the car the law is designed on: a preset ('
+                    + ', '.join(shipped('vehicles')) + ') or a vehicle file'),
+    'surface': Spec('gravel', 'the surface type it drifts on', choices=tuple(SURFACE_GRIP)),
+    'radius_m': Spec(DEFAULTS.radius_m, 'circle radius [m]: positive counter-clockwise '
+                     '(a left-hand drift, negative sideslip), negative clockwise', -500.0,
+                     500.0),
+    'center_x_m': Spec(DEFAULTS.center_x_m, 'circle centre x in odom [m]', -1e5, 1e5),
+    'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]', -1e5, 1e5),
+    'sideslip_deg': Spec(math.degrees(DEFAULTS.sideslip_rad), 'the sideslip held [deg] '
+                         '(REP-103: negative round a left-hand circle)', -80.0, 80.0),
+    'command': Spec('driver', "driver: throttle in the held gear on driver_cmd (the "
+                    "simulator's command_mode driver); torque: rear drive torques on "
+                    'wheel_torque_cmd (command_mode torque)', choices=('driver', 'torque')),
+    'gear': Spec(0, 'driver mode: the gear held (0: the highest with the clutch engaged at '
+                 "the circle's speed)", 0, 12),
+    'entry_s': Spec(DEFAULTS.entry_s, 'time over which the sideslip aimed at ramps up from '
+                    'grip driving [s]', 0.0, 120.0),
+    'wheel_speed_bandwidth_rad_s': Spec(DEFAULTS.wheel_speed_bandwidth_rad_s,
+                                        'the rear wheel speed loop\'s bandwidth [rad/s]',
+                                        0.1, 100.0),
+}
+
+
+def design_of(p: Dict) -> DriftDesign:
+    """Return the law's design from the node's parameters."""
+    return DriftDesign(radius_m=p['radius_m'], sideslip_rad=math.radians(p['sideslip_deg']),
+                       center_x_m=p['center_x_m'], center_y_m=p['center_y_m'],
+                       mode=p['command'], gear=p['gear'] or None, entry_s=p['entry_s'],
+                       wheel_speed_bandwidth_rad_s=p['wheel_speed_bandwidth_rad_s'])
+
+
+def law_of(p: Dict) -> DriftLqr:
+    """Return the law the parameters name; ParameterError says which one is wrong."""
+    if abs(p['radius_m']) < 1.0:
+        raise ParameterError(f"parameter 'radius_m': {p['radius_m']} m is too small a circle")
+    try:
+        config = load_vehicle(vehicle_path(p['vehicle']))
+    except ConfigError as error:
+        raise ParameterError(f"parameter 'vehicle': {error}") from None
+    try:
+        return DriftLqr(config, p['surface'], design_of(p))
+    except ValueError as error:
+        raise ParameterError(f'parameters radius_m, sideslip_deg, vehicle and surface: '
+                             f'{error}') from None
+
+
+def answer_state(law: DriftLqr, time_s: float, state: PlanarState, rear_omega):
+    """
+    Return the steer angle [rad] and the drive command for a state and the rear spins.
+
+    time_s: since the first state answered (the entry's ramp); the drive
+    command is a DriverCommand or the rear WheelTorqueCommand. The
+    in-process campaign engine answers with it too.
+    """
+    steer, drive = law.command(time_s, *state, rear_omega)
+    if law.driver:
+        return steer, DriverCommand(throttle=float(drive), gear=int(law.gear))
+    torques = WheelTorqueCommand()
+    torques.drive_torque = [0.0, 0.0, float(drive[0]), float(drive[1])]
+    return steer, torques
+
+
+class DriftLqrNode(Node):
+    """The reference drift controller over ROS topics."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, design the law, subscribe to the state, publish commands."""
+        super().__init__('drift_lqr_controller', **kwargs)
+        p = declare(self, SPECS)
+        self.law = law_of(p)
+        self.odom: Dict[int, Odometry] = {}
+        self.slip: Dict[int, WheelSlip] = {}
+        self.start_ns = None
+        self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+        self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
+                          if self.law.driver
+                          else self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10))
+        self.answers = Answers()
+        self.create_subscription(Odometry, 'odom', self._on_odom, 10)
+        self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 10)
+        target = self.law.target
+        gear = f' in gear {self.law.gear}' if self.law.driver else ''
+        self.get_logger().info(
+            f"holding {p['vehicle']}'s equilibrium on {p['surface']}: R {p['radius_m']:g} m, "
+            f'beta {math.degrees(target.sideslip_rad):.1f} deg, {target.speed_m_s:.2f} m/s, '
+            f'steer {math.degrees(target.steer_rad):.1f} deg{gear}')
+
+    @staticmethod
+    def _stamp(msg) -> int:
+        return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+    def _on_odom(self, msg: Odometry) -> None:
+        if self.answers.repeated(msg):
+            return
+        self.odom[self._stamp(msg)] = msg
+        self._answer(self._stamp(msg))
+
+    def _on_slip(self, msg: WheelSlip) -> None:
+        self.slip[self._stamp(msg)] = msg
+        self._answer(self._stamp(msg))
+
+    def _answer(self, stamp: int) -> None:
+        """Answer the state of `stamp` once its odometry and wheel state are both here."""
+        if stamp not in self.odom or stamp not in self.slip:
+            return
+        odom, slip = self.odom.pop(stamp), self.slip.pop(stamp)
+        for kept in (self.odom, self.slip):
+            for old in [s for s in kept if s < stamp]:
+                del kept[old]
+        if self.start_ns is None:
+            self.start_ns = stamp
+        steer, drive = answer_state(self.law, (stamp - self.start_ns) / 1e9, planar_state(odom),
+                                    slip.wheel_angular_speed[2:])
+        steering = AckermannDriveStamped()
+        steering.header.stamp = drive.header.stamp = odom.header.stamp
+        steering.header.frame_id = odom.child_frame_id
+        steering.drive.steering_angle = float(steer)
+        self.answers.publish(self.steer_pub, steering)
+        self.answers.publish(self.drive_pub, drive)
