@@ -48,6 +48,7 @@ NODES = {
     'simulator': ('rally_sim.ros.node', 'odom', None),
     'path_follower': ('rally_sim.ros.path_follower', 'ackermann_cmd', 'speed'),
     'drift_controller': ('rally_sim.ros.drift_controller', 'ackermann_cmd', 'torque'),
+    'drift_lqr_controller': ('rally_sim.ros.drift_lqr_controller', 'ackermann_cmd', 'torque'),
     'mppi_controller': ('rally_sim.ros.mppi_controller', 'ackermann_cmd', 'torque'),
 }
 """Node: its module, the output that says it runs, and the command mode of the simulator

@@ -102,6 +102,9 @@ class DriftLqr:
         self.driver = self.solver.mode == DRIVER
         self.gear = self.solver.gear
         self._drive_gain = self._inner_loop_gain()
+        self._steer_limit = float(np.nextafter(np.float32(config['steering.max_angle_rad']),
+                                               np.float32(0.0)))
+        """The steer limit as the largest float32 within it (ackermann_msgs' field)."""
 
     # ---- design ---------------------------------------------------------------
 
@@ -232,7 +235,7 @@ class DriftLqr:
         correction = -point.gain @ self.errors(point, x, y, yaw, vx, vy, yaw_rate)
         steer = point.steer_rad + correction[0]
         wanted = point.rear_omega + correction[1]
-        limit = self.vehicle.config['steering.max_angle_rad']
+        limit = self._steer_limit
         steer = min(max(steer, -limit), limit)
         if self.driver:
             error = float(np.mean(wanted) - 0.5 * (rl + rr))

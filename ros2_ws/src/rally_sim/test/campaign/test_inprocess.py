@@ -25,9 +25,10 @@ DRIFT = {'duration_s': 4.0, 'settle_s': 1.0,
 CASES = {
     # typical sensors, a steering delay and lag, delay compensation: driver mode
     'drift_typical': ('drift_skid_pad_typical', DRIFT),
-    'drift_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
-        'command': ['python', '-m', 'rally_sim.ros.drift_controller'],
-        'params': {'radius_m': 15.0, 'command': 'torque'}})),
+    # the reference drift controller (equilibria, LQR) in torque mode
+    'drift_lqr_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
+        'command': ['python', '-m', 'rally_sim.ros.drift_lqr_controller'],
+        'params': {'sideslip_deg': -25.0, 'command': 'torque', 'entry_s': 2.0}})),
     'follower_driver': ('path_follow_driver', {'duration_s': 4.0}),
     'mppi': ('mppi_rally_stage', {'duration_s': 1.0}),
     # path_follow_typical (typical sensors, steering dead time and lag), its profile with two
@@ -72,8 +73,8 @@ def test_each_controller_in_process_gives_its_ros_runs_metrics(case, tmp_path):
 
 def test_a_controller_parameter_the_node_refuses_is_refused_with_its_words():
     spec = load_scenario('drift_skid_pad')
-    spec['controller']['params'] = {'radius_m': 1.0}
-    with pytest.raises(ValueError, match=r"'radius_m' = 1.0 is out of range \[2, 500\]"):
+    spec['controller']['params'] = {'sideslip_deg': 95.0}
+    with pytest.raises(ValueError, match=r"'sideslip_deg' = 95.0 is out of range \[-80, 80\]"):
         check_controller(spec['controller'])
     spec['controller']['params'] = {'gain': 1.0}
     with pytest.raises(ValueError, match="'gain' is not a parameter of the controller"):
