@@ -9,6 +9,11 @@ The stages shipped in config/stages: a path and a surface map for each.
   for drifting.
 - ``hill_stage``: the rally stage's road over three rounded hills (up to 5 m
   high, slopes up to about 13 %), all gravel: reference 004's slopes.
+- ``snow_pad``: a 10 m circle on a snow field; ``tarmac_pad``: a 15 m circle on
+  dry tarmac: drifts on the least and the most grip.
+- ``figure_eight``: two gravel circles of 15 m radius touching at the origin,
+  driven clockwise round the right one, then counter-clockwise round the left
+  one: a drift that changes side at every crossing.
 
 Each stage is `<name>.yaml` (a surface map in the map_server layout, see
 rally_sim.physics.surfaces), `<name>.png` and `<name>_path.csv` (columns x, y
@@ -60,6 +65,14 @@ def _circle(radius: float) -> np.ndarray:
     return np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
 
 
+def _figure_eight(radius: float) -> np.ndarray:
+    """Return the right circle clockwise from the origin (heading +y), then the left one."""
+    theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
+    right = np.column_stack([radius - radius * np.cos(theta), radius * np.sin(theta)])
+    left = np.column_stack([-radius + radius * np.cos(theta), radius * np.sin(theta)])
+    return np.vstack([right, left])
+
+
 STAGES = {
     'rally_stage': Stage('rally_stage', _rally_path(),
                          [(0.35, 'tarmac_dry'), (0.55, 'gravel'), (0.62, 'snow'),
@@ -72,6 +85,14 @@ STAGES = {
                                                 (-40.0, 30.0, 4.0, 18.0),
                                                 (0.0, -50.0, 3.0, 15.0)),
                         datum=(46.2044, 6.1432, 375.0)),
+    'snow_pad': Stage('snow_pad', _circle(10.0), [(1.0, 'snow')], beside='snow',
+                      outside='snow', datum=(67.9222, 26.5046, 180.0)),
+    'tarmac_pad': Stage('tarmac_pad', _circle(15.0), [(1.0, 'tarmac_dry')],
+                        beside='tarmac_dry', outside='tarmac_dry',
+                        datum=(60.1699, 24.9384, 20.0)),
+    'figure_eight': Stage('figure_eight', _figure_eight(15.0), [(1.0, 'gravel')],
+                          beside='tarmac_dry', outside='tarmac_dry',
+                          datum=(60.1699, 24.9384, 20.0)),
 }
 HEIGHT_LEVELS = 65535
 MAX_SLOPE = 0.2

@@ -110,7 +110,8 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     result, _ = run_scenario('nosuch', tmp_path)
     assert result.returncode == 2 and 'Traceback' not in result.stderr
     assert "no scenario 'nosuch'" in result.stderr
-    assert 'built-in: drift_skid_pad, drift_skid_pad_typical, mppi_rally_stage' in result.stderr
+    assert ('built-in: drift_skid_pad, drift_skid_pad_typical, drift_snow, drift_tarmac, '
+            'mppi_rally_stage') in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
