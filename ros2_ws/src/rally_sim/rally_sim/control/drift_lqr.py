@@ -42,8 +42,11 @@ from ..physics.drivetrain import curve_torque
 from ..physics.equilibria import DRIVER, Equilibrium, SteadyState
 from ..physics.model import OMEGA, P_DRIVETRAIN, VX
 
-STATES = ('vx', 'vy', 'yaw_rate', 'outside_m', 'course_rad')
-"""The regulator's states (deviations from the equilibrium's)."""
+STATES = ('vx', 'vy', 'yaw_rate', 'outside_m', 'course_rad', 'outside_integral_m_s',
+          'sideslip_integral_rad_s')
+"""The regulator's states (deviations from the equilibrium's), with two integrals: of the
+distance outside the circle and of the sideslip error, so that a car unlike the one the law
+was designed on (grip, mass) still ends on the circle at the sideslip aimed at."""
 SCHEDULE_STEP_DEG = 1.0
 
 
@@ -67,6 +70,8 @@ class DriftDesign:
     course_weight_rad: float = math.radians(2.0)
     steer_weight_rad: float = math.radians(2.0)
     wheel_speed_weight_rad_s: float = 2.0
+    outside_integral_weight_m_s: float = 0.3
+    sideslip_integral_weight_rad_s: float = math.radians(3.0)
 
 
 @dataclass
@@ -78,7 +83,7 @@ class Point:
     steer_rad: float
     rear_omega: np.ndarray        # rl, rr
     drive: np.ndarray             # rear torques (rl, rr), or [throttle]
-    gain: np.ndarray              # 2 x 5: steer and rear wheel speed from STATES
+    gain: np.ndarray              # 2 x 7: steer and rear wheel speed from STATES
 
 
 class DriftLqr:
@@ -102,6 +107,7 @@ class DriftLqr:
         self.driver = self.solver.mode == DRIVER
         self.gear = self.solver.gear
         self._drive_gain = self._inner_loop_gain()
+        self.reset()
         self._steer_limit = float(np.nextafter(np.float32(config['steering.max_angle_rad']),
                                                np.float32(0.0)))
         """The steer limit as the largest float32 within it (ackermann_msgs' field)."""
@@ -111,13 +117,17 @@ class DriftLqr:
     def _point(self, e: Equilibrium) -> Point:
         """Return the schedule's point of an equilibrium: its inputs and its LQR gain."""
         a, b = self.linearisation(e)
-        phi, gamma = discretise(a, b, self.design.control_period_s)
+        period = self.design.control_period_s
         d = self.design
         out = self._outputs(e)
+        phi, gamma = self._with_integrals(*discretise(a, b, period), out, period)
         weights = 1.0 / np.array([d.sideslip_weight_rad, d.yaw_rate_weight_rad_s,
                                   d.speed_weight_m_s, d.outside_weight_m,
                                   d.course_weight_rad]) ** 2
-        q = out.T @ np.diag(weights) @ out
+        q = np.zeros((7, 7))
+        q[:5, :5] = out.T @ np.diag(weights) @ out
+        q[5, 5] = 1.0 / d.outside_integral_weight_m_s ** 2
+        q[6, 6] = 1.0 / d.sideslip_integral_weight_rad_s ** 2
         r = np.diag(1.0 / np.array([d.steer_weight_rad, d.wheel_speed_weight_rad_s]) ** 2)
         drive = (np.array([e.throttle]) if e.mode == DRIVER
                  else np.array(e.drive_torque_n_m[2:]))
@@ -171,6 +181,18 @@ class DriftLqr:
         b[4] = beta_row @ b_chassis
         return a, b
 
+    @staticmethod
+    def _with_integrals(phi: np.ndarray, gamma: np.ndarray, out: np.ndarray,
+                        period_s: float) -> Tuple[np.ndarray, np.ndarray]:
+        """Return the discrete model with the integrals of outside_m and of the sideslip."""
+        big_phi = np.eye(7)
+        big_phi[:5, :5] = phi
+        big_phi[5, :5] = period_s * out[3]       # outside_m
+        big_phi[6, :5] = period_s * out[0]       # the sideslip error
+        big_gamma = np.zeros((7, 2))
+        big_gamma[:5] = gamma
+        return big_phi, big_gamma
+
     def _outputs(self, e: Equilibrium) -> np.ndarray:
         """Return the rows that map STATES to (sideslip, yaw rate, speed, outside, course)."""
         vx, vy = e.state[VX], e.state[VX + 1]
@@ -198,6 +220,11 @@ class DriftLqr:
         return bandwidth * axle_inertia / per_throttle
 
     # ---- control ----------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the integrals (a new run, or time that went back)."""
+        self._integrals = np.zeros(2)
+        self._last_time_s = -math.inf
 
     def aimed(self, time_s: float) -> Point:
         """Return the schedule's point at time_s: the sideslip ramped up, interpolated."""
@@ -232,7 +259,16 @@ class DriftLqr:
             cy = self.design.center_y_m
             y, yaw, vy, yaw_rate, rl, rr = 2.0 * cy - y, -yaw, -vy, -yaw_rate, rr, rl
         point = self.aimed(time_s)
-        correction = -point.gain @ self.errors(point, x, y, yaw, vx, vy, yaw_rate)
+        if time_s < self._last_time_s:
+            self.reset()
+        self._last_time_s = time_s
+        errors = self.errors(point, x, y, yaw, vx, vy, yaw_rate)
+        state = np.concatenate([errors, self._integrals])
+        correction = -point.gain @ state
+        if time_s >= self.design.entry_s:    # integrate once the slide is entered
+            sideslip_error = math.atan2(vy, vx) - point.sideslip_rad
+            self._integrals += self.design.control_period_s * np.array(
+                [errors[3], sideslip_error])
         steer = point.steer_rad + correction[0]
         wanted = point.rear_omega + correction[1]
         limit = self._steer_limit
