@@ -188,3 +188,21 @@ def test_exact_odometry_on_its_own_schedule_gives_the_ideal_run(tmp_path):
                                    tmp_path / 'b')
     assert ideal.returncode == 0 and own.returncode == 0, ideal.stderr + own.stderr
     assert report_own['metrics'] == report_ideal['metrics']
+
+
+@pytest.mark.parametrize('change, said', [
+    ({'equilibrium': {}}, r"thresholds \['sideslip_error_rms_deg', 'speed_error_rms_m_s'\] "
+                          "need the key 'equilibrium'"),
+    ({'equilibrium': {'radius_m': 15.0, 'sideslip_deg': -25.0}},
+     r"key 'equilibrium': unknown key\(s\) \[\], missing key\(s\) \['surface'\]"),
+    ({'equilibrium': {'radius_m': '15', 'sideslip_deg': -25.0, 'surface': 'gravel'}},
+     "key 'equilibrium.radius_m' = '15' has the wrong type"),
+    ({'equilibrium': {'radius_m': 15.0, 'sideslip_deg': -25.0, 'surface': 'lava'}},
+     "key 'equilibrium.surface' must be one of"),
+])
+def test_a_bad_equilibrium_target_is_refused_naming_the_key(change, said):
+    from rally_sim.scenario_runner import check_scenario, load_scenario, ScenarioError
+    spec = dict(load_scenario('drift_skid_pad'), **change)
+    spec.pop('file')
+    with pytest.raises(ScenarioError, match=said):
+        check_scenario(spec, 'drift.yaml')

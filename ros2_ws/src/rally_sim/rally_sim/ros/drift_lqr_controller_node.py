@@ -40,7 +40,7 @@ SPECS = {
     'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]', -1e5, 1e5),
     'sideslip_deg': Spec(math.degrees(DEFAULTS.sideslip_rad), 'the sideslip held [deg] '
                          '(REP-103: negative round a left-hand circle)', -80.0, 80.0),
-    'command': Spec('driver', "driver: throttle in the held gear on driver_cmd (the "
+    'command': Spec('driver', 'driver: throttle in the held gear on driver_cmd (the '
                     "simulator's command_mode driver); torque: rear drive torques on "
                     'wheel_torque_cmd (command_mode torque)', choices=('driver', 'torque')),
     'gear': Spec(0, 'driver mode: the gear held (0: the highest with the clutch engaged at '
@@ -48,7 +48,7 @@ SPECS = {
     'entry_s': Spec(DEFAULTS.entry_s, 'time over which the sideslip aimed at ramps up from '
                     'grip driving [s]', 0.0, 120.0),
     'wheel_speed_bandwidth_rad_s': Spec(DEFAULTS.wheel_speed_bandwidth_rad_s,
-                                        'the rear wheel speed loop\'s bandwidth [rad/s]',
+                                        "the rear wheel speed loop's bandwidth [rad/s]",
                                         0.1, 100.0),
 }
 

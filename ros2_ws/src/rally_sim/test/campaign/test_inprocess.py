@@ -106,3 +106,17 @@ def test_the_ackermann_answer_holds_what_its_float32_fields_carry():
             ours, theirs = getattr(drive, name), getattr(wire, name)
             assert struct.pack('<d', ours) == struct.pack('<d', theirs), (name, angle, speed)
     assert math.isnan(steering(math.nan).drive.steering_angle)
+
+
+def test_drift_robustness_holds_the_cars_furthest_from_the_design():
+    """The shipped campaign's runs with the least and the most grip pass in-process."""
+    from rally_sim.campaign.spec import load_campaign
+    campaign = load_campaign('drift_robustness')
+    assert len(campaign.runs) == 40
+    friction = [run.params['friction_scale'] for run in campaign.runs]
+    assert 0.8 <= min(friction) < 0.85 and 1.15 < max(friction) <= 1.2
+    for run in (campaign.runs[int(np.argmin(friction))], campaign.runs[int(np.argmax(friction))]):
+        spec = dict(run.spec, seed_in_use=run.seed)
+        result = run_scenario(spec)
+        assert result['passed'], (run.params, result['metrics'])
+        assert result['metrics']['sideslip_error_rms_deg'] < 0.1
