@@ -226,10 +226,16 @@ class DriftLqr:
         self._integrals = np.zeros(2)
         self._last_time_s = -math.inf
 
-    def aimed(self, time_s: float) -> Point:
-        """Return the schedule's point at time_s: the sideslip ramped up, interpolated."""
-        u = min(max(time_s / self.design.entry_s, 0.0), 1.0) if self.design.entry_s > 0 else 1.0
-        position = (3.0 * u * u - 2.0 * u ** 3) * (len(self.schedule) - 1)
+    def share(self, time_s: float) -> float:
+        """Return the share (0 grip .. 1 the target) of the sideslip aimed at, time_s in."""
+        if self.design.entry_s <= 0.0:
+            return 1.0
+        u = min(max(time_s / self.design.entry_s, 0.0), 1.0)
+        return 3.0 * u * u - 2.0 * u ** 3
+
+    def aimed(self, share: float) -> Point:
+        """Return the schedule's point at a share of the target sideslip, interpolated."""
+        position = min(max(share, 0.0), 1.0) * (len(self.schedule) - 1)
         k = min(int(position), len(self.schedule) - 2)
         w = position - k
         a, b = self.schedule[k], self.schedule[k + 1]
@@ -251,21 +257,28 @@ class DriftLqr:
         """
         Return (steer [rad], drive) for the CG state and the rear wheels' spins (rl, rr).
 
-        drive: the rear wheels' torques (rl, rr) [N m] in torque mode, or the
-        throttle 0..1 in driver mode (the gear is `gear`).
+        time_s: since the start (the entry ramps the sideslip up over
+        entry_s; time that goes back resets the integrals). drive: the rear
+        wheels' torques (rl, rr) [N m] in torque mode, or the throttle 0..1
+        in driver mode (the gear is `gear`).
         """
+        if time_s < self._last_time_s:
+            self.reset()
+        self._last_time_s = time_s
+        return self.command_at(self.share(time_s), time_s >= self.design.entry_s,
+                               x, y, yaw, vx, vy, yaw_rate, rear_omega)
+
+    def command_at(self, share: float, integrate: bool, x: float, y: float, yaw: float,
+                   vx: float, vy: float, yaw_rate: float, rear_omega: Sequence[float]):
+        """command() at a share of the target sideslip; the integrals move if `integrate`."""
         rl, rr = rear_omega
         if not self.left:              # mirror a right-hand circle onto the left one
             cy = self.design.center_y_m
             y, yaw, vy, yaw_rate, rl, rr = 2.0 * cy - y, -yaw, -vy, -yaw_rate, rr, rl
-        point = self.aimed(time_s)
-        if time_s < self._last_time_s:
-            self.reset()
-        self._last_time_s = time_s
+        point = self.aimed(share)
         errors = self.errors(point, x, y, yaw, vx, vy, yaw_rate)
-        state = np.concatenate([errors, self._integrals])
-        correction = -point.gain @ state
-        if time_s >= self.design.entry_s:    # integrate once the slide is entered
+        correction = -point.gain @ np.concatenate([errors, self._integrals])
+        if integrate:
             sideslip_error = math.atan2(vy, vx) - point.sideslip_rad
             self._integrals += self.design.control_period_s * np.array(
                 [errors[3], sideslip_error])
