@@ -227,7 +227,7 @@ class DriftLqr:
         self._last_time_s = -math.inf
 
     def share(self, time_s: float) -> float:
-        """Return the share (0 grip .. 1 the target) of the sideslip aimed at, time_s in."""
+        """Return the share of the target sideslip aimed at time_s in: 0 grip .. 1 the target."""
         if self.design.entry_s <= 0.0:
             return 1.0
         u = min(max(time_s / self.design.entry_s, 0.0), 1.0)
