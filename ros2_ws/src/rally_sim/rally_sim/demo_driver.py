@@ -8,9 +8,10 @@ The demo behind `./rally run`: the simulator node and a built-in driver.
 Starts the simulator node (its own process, real-time pacing, owning /clock;
 synchronous with the example controller, when one drives) and a driver: by
 default the example path follower (its own process, speed mode) round the
-rally stage's tarmac, gravel, snow and ice; the example
-drift controller holding a rear-wheel-drive car in a drift round the gravel
-skid pad through its drivetrain (throttle in second gear); or a scripted
+rally stage's tarmac, gravel, snow and ice; the reference
+drift controller holding a rear-wheel-drive car on its -25 deg drift
+equilibrium round the gravel skid pad through its drivetrain (throttle in
+second gear); or a scripted
 open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
 handbrake turn). Prints live status (for a car with a drivetrain its gear,
 engine speed and throttle); when the duration ends or on Ctrl-C it writes
@@ -74,7 +75,7 @@ DRIVERS = {
     'path': {'duration': 50.0, 'vehicle': 'volvo_v40', 'surface': 'rally_stage',
              'initial_speed': 0.0, 'what': 'the path follower'},
     'drift': {'duration': 40.0, 'vehicle': 'rwd_gravel', 'surface': 'skid_pad',
-              'initial_speed': 8.0, 'what': 'the drift controller'},
+              'initial_speed': 8.0, 'what': 'the reference drift controller'},
     'manoeuvre': {'duration': CYCLE_S, 'vehicle': 'rwd_gravel', 'surface': 'gravel',
                   'initial_speed': 0.0, 'what': 'a scripted manoeuvre'},
 }
@@ -200,8 +201,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog='./rally run', description=__doc__.split('\n\n')[0])
     parser.add_argument('--driver', choices=tuple(DRIVERS), default='path',
                         help='path: the example path follower round the rally stage '
-                             '(default); drift: the example drift controller on the gravel '
-                             'skid pad; manoeuvre: a scripted open-loop manoeuvre on gravel')
+                             '(default); drift: the reference drift controller on the '
+                             'gravel skid pad; manoeuvre: a scripted open-loop manoeuvre on gravel')
     parser.add_argument('--duration', type=float,
                         help='simulated seconds to run (default: 50 path, 40 drift, 16 '
                              'manoeuvre); Ctrl-C stops earlier')
@@ -272,12 +273,13 @@ def processes_for(args, folder: str) -> List[subprocess.Popen]:
                   initial_x=float(start_x), initial_y=float(start_y),
                   initial_yaw=path.locate(start_x, start_y).heading_rad,
                   initial_speed=DRIVERS[args.driver]['initial_speed'])
-    module = {'path': 'path_follower', 'drift': 'drift_controller'}[args.driver]
+    module = {'path': 'path_follower', 'drift': 'drift_lqr_controller'}[args.driver]
     # Synchronous: the simulator waits for the controller's first answer and then for each
     # one, so no time runs before it has started and no answer comes late.
     params['sync_controllers'] = f'[{module}]'
+    controller = {'vehicle': args.vehicle} if args.driver == 'drift' else {}
     return [start('rally_sim.ros.node', params, simulator_log),
-            start(f'rally_sim.ros.{module}', {}, os.path.join(folder, f'{module}.log'))]
+            start(f'rally_sim.ros.{module}', controller, os.path.join(folder, f'{module}.log'))]
 
 
 def main(argv=None, stop: StopRequest = None) -> int:
