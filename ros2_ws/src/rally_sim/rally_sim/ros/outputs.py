@@ -36,6 +36,8 @@ from ..sensors import Measurement, Sensors
 OUTPUT_DEPTH = 1000
 """History of each output publisher: a subscriber that falls this many messages behind (a
 busy recorder, a burst of step()) still gets every one, retransmitted (10 s at 100 Hz)."""
+KEPT_SLIP_NS = 2_000_000_000
+"""How long wheel_slip messages are kept for late odometry (longer than any sensor delay)."""
 SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
 SENSOR_TOPICS = {'odometry': ('odom', Odometry), 'imu': ('imu', Imu),
@@ -69,11 +71,12 @@ class Outputs:
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.tf = output(TFMessage, '/tf')
         m = self.messages
+        self.wheel_slip = output(WheelSlip, 'wheel_slip')
         self.outputs = [  # (publisher, message maker, only with markers)
             (self.tf, m.transforms, False),
             (self.tf, self.measured.ground_truth_transform, False),
             (output(Odometry, 'ground_truth/odom'), self.measured.ground_truth, False),
-            (output(WheelSlip, 'wheel_slip'), m.wheel_slip, False),
+            (self.wheel_slip, self._slip, False),
             (output(JointState, 'joint_states'), m.joint_states, False),
             (output(MarkerArray, 'markers'), m.markers, True)]
         self.trail = trail
@@ -94,6 +97,12 @@ class Outputs:
         self.last_odometry: Optional[bytes] = None
         self.last_odometry_ns = 0
         self.clock_ns = -1
+        self.late_odometry = self.odom is not None and 'odometry' not in sensors.with_outputs
+        """The odometry is measured on a schedule of its own, delivered late."""
+        self.kept_slip: Dict[int, bytes] = {}
+        """With late odometry: wheel_slip of each recent instant, built whether or not anyone
+        subscribed yet, sent again with the odometry of its instant (a controller that answers
+        the odometry with the wheel state of its stamp gets it however late it subscribed)."""
 
     def publishers(self) -> list:
         """Return every publisher of the state (and /clock), as the start gate checks them."""
@@ -114,6 +123,15 @@ class Outputs:
                                 for p in self.publishers()}
         return self._subscribed.get(id(publisher), False)
 
+    def _slip(self, now_ns: int) -> bytes:
+        """Return wheel_slip at now_ns; with late odometry, keep it for KEPT_SLIP_S."""
+        message = self.messages.wheel_slip(now_ns)
+        if self.late_odometry:
+            self.kept_slip[now_ns] = message
+            for old in [t for t in self.kept_slip if t < now_ns - KEPT_SLIP_NS]:
+                del self.kept_slip[old]
+        return message
+
     def publish(self, now_ns: int, markers: bool) -> Optional[int]:
         """
         Publish the truth at simulated time now_ns, and the channels measured with it.
@@ -126,6 +144,8 @@ class Outputs:
         for publisher, make, marker in self.outputs:
             if self._wanted(publisher) and (markers or not marker):
                 publisher.publish(make(now_ns))
+            elif publisher is self.wheel_slip and self.late_odometry:
+                self._slip(now_ns)       # kept for the odometry of this instant
         wanted = [name for name in self.sensors.with_outputs
                   if self._wanted(self.sensor_publishers[name])]
         odometry = self.publish_measurements(self.sensors.measure_now(now_ns, self.vehicle,
@@ -156,6 +176,9 @@ class Outputs:
         if 'odometry' in self.sensors.with_outputs or self.last_odometry is None:
             return False
         self.odom.publish(self.last_odometry)
+        kept = self.kept_slip.get(self.last_odometry_ns)
+        if kept is not None:
+            self.wheel_slip.publish(kept)
         return True
 
     def _message(self, m: Measurement):

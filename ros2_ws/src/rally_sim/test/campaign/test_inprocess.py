@@ -23,8 +23,12 @@ import yaml
 DRIFT = {'duration_s': 4.0, 'settle_s': 1.0,
          'thresholds': {'sideslip_mean_deg': {'min': 5.0}}}
 CASES = {
-    # typical sensors, a steering delay and lag, delay compensation: driver mode
+    # the reference drift controller: typical sensors, a steering delay and lag, driver mode
     'drift_typical': ('drift_skid_pad_typical', DRIFT),
+    # the heuristic drift controller, its delay compensation
+    'drift_heuristic': ('drift_skid_pad', dict(DRIFT, controller={
+        'command': ['python', '-m', 'rally_sim.ros.drift_controller'],
+        'params': {'radius_m': 15.0, 'delay_compensation_s': 0.04}})),
     # the reference drift controller (equilibria, LQR) in torque mode
     'drift_lqr_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
         'command': ['python', '-m', 'rally_sim.ros.drift_lqr_controller'],
