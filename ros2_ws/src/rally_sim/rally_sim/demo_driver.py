@@ -202,7 +202,8 @@ def parse_args(argv):
     parser.add_argument('--driver', choices=tuple(DRIVERS), default='path',
                         help='path: the example path follower round the rally stage '
                              '(default); drift: the reference drift controller on the '
-                             'gravel skid pad; manoeuvre: a scripted open-loop manoeuvre on gravel')
+                             'gravel skid pad; manoeuvre: a scripted open-loop manoeuvre on '
+                             'gravel')
     parser.add_argument('--duration', type=float,
                         help='simulated seconds to run (default: 50 path, 40 drift, 16 '
                              'manoeuvre); Ctrl-C stops earlier')
