@@ -132,8 +132,6 @@ def main(argv: List[str] = None) -> int:
     try:
         vehicle = Vehicle(load_vehicle(vehicle_path(args.vehicle)), Surface.uniform(args.surface))
         solver = SteadyState(vehicle, args.mode, args.gear)
-        if args.gear is not None:
-            vehicle.check_gear(args.gear)
         equilibria, ended = solver.family(sideslips(args), args.radius, args.speed)
     except EquilibriumError as error:
         print(f'error: {error}', file=sys.stderr)

@@ -224,8 +224,11 @@ class SteadyState:
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):
             raise ValueError(f"mode '{self.mode}' must be 'torque' or 'driver'")
-        if self.mode == DRIVER:
-            vehicle.check_gear(1)       # the drivetrain exists (CommandError names the car)
+        if self.mode == DRIVER:         # a drivetrain and the gear (CommandError names them)
+            vehicle.check_gear(1 if gear is None else gear)
+            if gear is not None and gear < 1:
+                raise ValueError(f'gear {gear}: steady cornering needs a forward gear (1..'
+                                 f'{vehicle.gears})')
         self.gear = gear
         self.front_share = self._front_share(front_share)
         p = vehicle.params
@@ -329,7 +332,7 @@ class SteadyState:
 
     def first_guess(self, sideslip_rad: float, radius_m: float = None,
                     speed_m_s: float = None) -> np.ndarray:
-        """Return a starting point: a gentle turn at half the grip, wheels rolling."""
+        """Return a starting point: a gentle turn at 0.4 of the grip, wheels rolling."""
         v = self.vehicle
         p = v.params
         grip = float(np.mean(v.friction)) * p.gravity_m_s2
