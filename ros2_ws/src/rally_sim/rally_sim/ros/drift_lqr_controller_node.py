@@ -23,6 +23,7 @@ from rclpy.node import Node
 from .answers import Answers
 from .odometry import planar_state, PlanarState
 from .parameters import declare, ParameterError, Spec
+from .state_pairs import OdometryWithWheels, stamp_ns
 from ..control.drift_lqr import DriftDesign, DriftLqr
 from ..physics import SURFACE_GRIP
 from ..physics.config import ConfigError, load_vehicle
@@ -100,16 +101,13 @@ class DriftLqrNode(Node):
         super().__init__('drift_lqr_controller', **kwargs)
         p = declare(self, SPECS)
         self.law = law_of(p)
-        self.odom: Dict[int, Odometry] = {}
-        self.slip: Dict[int, WheelSlip] = {}
         self.start_ns = None
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
                           if self.law.driver
                           else self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10))
         self.answers = Answers()
-        self.create_subscription(Odometry, 'odom', self._on_odom, 10)
-        self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 10)
+        self.state = OdometryWithWheels(self, self.answers, self._answer)
         target = self.law.target
         gear = f' in gear {self.law.gear}' if self.law.driver else ''
         self.get_logger().info(
@@ -117,28 +115,9 @@ class DriftLqrNode(Node):
             f'beta {math.degrees(target.sideslip_rad):.1f} deg, {target.speed_m_s:.2f} m/s, '
             f'steer {math.degrees(target.steer_rad):.1f} deg{gear}')
 
-    @staticmethod
-    def _stamp(msg) -> int:
-        return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-
-    def _on_odom(self, msg: Odometry) -> None:
-        if self.answers.repeated(msg):
-            return
-        self.odom[self._stamp(msg)] = msg
-        self._answer(self._stamp(msg))
-
-    def _on_slip(self, msg: WheelSlip) -> None:
-        self.slip[self._stamp(msg)] = msg
-        self._answer(self._stamp(msg))
-
-    def _answer(self, stamp: int) -> None:
-        """Answer the state of `stamp` once its odometry and wheel state are both here."""
-        if stamp not in self.odom or stamp not in self.slip:
-            return
-        odom, slip = self.odom.pop(stamp), self.slip.pop(stamp)
-        for kept in (self.odom, self.slip):
-            for old in [s for s in kept if s < stamp]:
-                del kept[old]
+    def _answer(self, odom: Odometry, slip: WheelSlip) -> None:
+        """Answer the state of one stamp: its odometry and its rear wheels' spins."""
+        stamp = stamp_ns(odom)
         if self.start_ns is None:
             self.start_ns = stamp
         steer, drive = answer_state(self.law, (stamp - self.start_ns) / 1e9, planar_state(odom),

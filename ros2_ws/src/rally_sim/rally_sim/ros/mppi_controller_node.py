@@ -11,8 +11,6 @@ with the batch API (rally_sim.control.mppi) and answers with an
 torques), stamped with the state's stamp (lockstep-friendly).
 """
 
-from typing import Dict
-
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -22,6 +20,7 @@ from rclpy.node import Node
 from .answers import Answers
 from .odometry import planar_state
 from .parameters import declare, ParameterError, Spec
+from .state_pairs import OdometryWithWheels
 from ..control.mppi import Mppi, MppiSettings
 from ..control.path import ClosedPath
 from ..physics import batch
@@ -73,40 +72,16 @@ class MppiNode(Node):
         settings = MppiSettings(**{name: p[name] for name in SPECS
                                    if name not in ('vehicle', 'stage')})
         self.mppi = Mppi(config, surface, path, settings)
-        self.odom: Dict[int, Odometry] = {}
-        self.slip: Dict[int, WheelSlip] = {}
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
         self.answers = Answers()
-        self.create_subscription(Odometry, 'odom', self._on_odom, 10)
-        self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 10)
+        self.state = OdometryWithWheels(self, self.answers, self._answer)
         self.get_logger().info(
             f"MPPI on {p['stage']} with {p['vehicle']}: {settings.samples} samples x "
             f'{settings.horizon} periods of {settings.period_s:g} s')
 
-    @staticmethod
-    def _stamp(msg) -> int:
-        return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-
-    def _on_odom(self, msg: Odometry) -> None:
-        if self.answers.repeated(msg):
-            return
-        self.odom[self._stamp(msg)] = msg
-        self._answer(self._stamp(msg))
-
-    def _on_slip(self, msg: WheelSlip) -> None:
-        self.slip[self._stamp(msg)] = msg
-        self._answer(self._stamp(msg))
-
-    def _answer(self, stamp: int) -> None:
-        """Answer the state of `stamp` once both of its messages are here."""
-        if stamp not in self.odom or stamp not in self.slip:
-            return
-        odom, slip = self.odom.pop(stamp), self.slip.pop(stamp)
-        for old in [s for s in self.odom if s < stamp]:
-            del self.odom[old]
-        for old in [s for s in self.slip if s < stamp]:
-            del self.slip[old]
+    def _answer(self, odom: Odometry, slip: WheelSlip) -> None:
+        """Answer the state of one stamp: its odometry and wheel state."""
         state = np.zeros(STATE_SIZE)
         state[:6] = planar_state(odom)
         state[OMEGA:OMEGA + 4] = slip.wheel_angular_speed
