@@ -116,7 +116,7 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
     for option, value, said in (('--vehicle', 'nosuchcar', 'presets: arcade_group2'),
-                                ('--surface', 'lava', 'a stage (hill_stage')):
+                                ('--surface', 'lava', 'a stage (figure_eight, hill_stage')):
         demo = subprocess.run([sys.executable, '-m', 'rally_sim.demo', option, value,
                                '--output', str(tmp_path)], capture_output=True, text=True,
                               timeout=300)
