@@ -124,3 +124,13 @@ def test_drift_robustness_holds_the_cars_furthest_from_the_design():
         result = run_scenario(spec)
         assert result['passed'], (run.params, result['metrics'])
         assert result['metrics']['sideslip_error_rms_deg'] < 0.1
+
+
+@pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac'])
+def test_the_drifts_on_snow_and_tarmac_pass_in_process(name):
+    """The reference drift controller on the least and the most grip, full length."""
+    spec = load_scenario(name)
+    spec['seed_in_use'] = 0
+    result = run_scenario(spec)
+    assert result['passed'], result['metrics']
+    assert result['metrics']['sideslip_error_rms_deg'] < 0.01
