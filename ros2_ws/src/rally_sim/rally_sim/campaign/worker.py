@@ -85,6 +85,8 @@ def main() -> int:
             if stop.requested:
                 break
             task = json.loads(line)
+            print(f"run {task['run_id']} in ROS domain {os.environ.get('ROS_DOMAIN_ID', '0')}",
+                  file=sys.stderr, flush=True)
             if starter is None and task.get('engine') != 'inprocess':
                 from .warm_start import WarmStarter
                 starter = WarmStarter()
