@@ -38,6 +38,7 @@ import numpy as np
 from rally_sim_msgs.msg import DriverCommand, WheelSlip, WheelTorqueCommand
 import yaml
 
+from .control.drift_transition import REGAIN_DEG
 from .control.path import ClosedPath
 from .entry import Stopped, StopRequest
 from .physics import ConfigError, SURFACE_GRIP
@@ -68,6 +69,8 @@ METRICS = {
     'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
               'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s',
               'sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s'),
+    'figure_eight': ('lateral_error_rms_m', 'lateral_error_max_m', 'transitions',
+                     'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
 }
 TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
 """Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
@@ -76,6 +79,8 @@ EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'sur
 """An equilibrium target's keys (gear: driver mode's held gear, optional)."""
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""
+REGAIN_WITHIN_S = 2.0
+"""A crossing this close to the run's end without the drift regained is not judged."""
 ANSWER_TIMEOUT_S = 10.0
 """Wall seconds the runner waits for the answer to one state."""
 START_TIMEOUT_S = 60.0
@@ -693,6 +698,57 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
     return {'metrics': metrics, 'series': series}
 
 
+def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """
+    Return the metrics of drifts with transitions (after settle_s) and their time series.
+
+    The lateral error is to the path followed continuously from its start
+    (its branches touch at the crossing); a transition is the car passing a
+    point where the path's turn changes side after the start, and its regain
+    time how long after it |sideslip| reached REGAIN_DEG on the new
+    side (negative turning left, REP-103); inf if never.
+    """
+    path, s = result['path'], result['states']
+    t = s['t']
+    progress, lateral = path.track(s['x'], s['y'], start_m=0.0)
+    beta = np.degrees(np.arctan2(s['vy'], s['vx']))
+    speed = np.hypot(s['vx'], s['vy'])
+    window = t >= spec['settle_s']
+    dt = np.diff(t, append=t[-1])
+    regains = []
+    for flip_m, side in path.turn_flips():
+        laps = np.arange(math.floor((progress[0] - flip_m) / path.length_m) + 1,
+                         math.floor((progress[-1] - flip_m) / path.length_m) + 1)
+        for at_m in flip_m + laps * path.length_m:
+            k = int(np.argmax(progress >= at_m))
+            if t[k] < spec['settle_s']:
+                continue
+            regained = (t >= t[k]) & (-side * beta >= REGAIN_DEG)
+            if regained.any():
+                regains.append(float(t[np.argmax(regained)] - t[k]))
+            elif t[-1] - t[k] >= REGAIN_WITHIN_S:
+                regains.append(math.inf)
+    metrics = {
+        'lateral_error_rms_m': float(np.sqrt(np.mean(lateral[window] ** 2))),
+        'lateral_error_max_m': float(np.max(np.abs(lateral[window]))),
+        'transitions': float(len(regains)),
+        'regain_max_s': max(regains) if regains else math.inf,
+        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'mean_speed_m_s': float(np.mean(speed[window])),
+    }
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
+              'x': s['x'], 'y': s['y'], 'targets': {},
+              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': s['yaw_rate'],
+                         'lateral error [m]': lateral}}
+    return {'metrics': metrics, 'series': series}
+
+
+METRIC_FUNCTIONS = {'path': path_metrics, 'drift': drift_metrics,
+                    'figure_eight': figure_eight_metrics}
+"""Each `metrics` kind's function: (spec, result) -> {'metrics', 'series'}."""
+
+
 def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
     """Return {metric: {value, min/max, passed}} and whether all passed."""
     verdicts = {}
@@ -752,7 +808,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     slip: see run() (the metrics do not read it).
     """
     result = run(spec, folder, stop, record, start, slip)
-    evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
+    evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],

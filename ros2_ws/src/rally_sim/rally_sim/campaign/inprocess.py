@@ -34,8 +34,8 @@ from ..ros.conversions import quaternion
 from ..ros.odometry import PlanarState
 from ..ros.reports import Reports
 from ..scenario_runner import (
-    cut, drift_metrics, judge, LAP_CHECK_EVERY, lap_end, LapCounter, path_metrics,
-    PHYSICS_RATE_HZ, quaternion_yaw, stage_surface, STATE_COLUMNS, vehicle_config)
+    cut, judge, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, PHYSICS_RATE_HZ,
+    quaternion_yaw, stage_surface, STATE_COLUMNS, vehicle_config)
 from ..sensors import load_profile, Sensors
 
 NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
@@ -177,7 +177,7 @@ class InProcessRun:
         columns = list(zip(*(self.truth[s] for s in stamps)))
         states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
         result = {'path': path, 'states': cut(states, lap_end(spec, path, states))}
-        evaluated = (path_metrics if spec['metrics'] == 'path' else drift_metrics)(spec, result)
+        evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
         verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
         return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
                 'simulated_s': float(evaluated['series']['t'][-1])}

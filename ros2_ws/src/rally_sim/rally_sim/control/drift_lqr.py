@@ -27,7 +27,8 @@ interpolated along the family of equilibria solved from 0 at init. A
 right-hand circle (negative radius) is the left one mirrored.
 """
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 import math
 from typing import List, Optional, Sequence, Tuple
 
@@ -94,6 +95,7 @@ class DriftLqr:
         self.design = design
         self.left = design.radius_m > 0.0
         self.radius_m = abs(design.radius_m)
+        self.surface = surface
         self.vehicle = Vehicle(config, Surface.uniform(surface))
         self.solver = SteadyState(self.vehicle, design.mode, design.gear)
         target = abs(design.sideslip_rad)
@@ -111,6 +113,18 @@ class DriftLqr:
         self._steer_limit = float(np.nextafter(np.float32(config['steering.max_angle_rad']),
                                                np.float32(0.0)))
         """The steer limit as the largest float32 within it (ackermann_msgs' field)."""
+
+    def placed(self, radius_m: float, center_x_m: float, center_y_m: float) -> 'DriftLqr':
+        """Return this law on another circle of the same radius (either way round), reset."""
+        if abs(radius_m) != self.radius_m:
+            raise ValueError(f'placed: radius {abs(radius_m)} m is not the law\'s '
+                             f'{self.radius_m} m')
+        law = copy.copy(self)
+        law.design = replace(self.design, radius_m=radius_m, center_x_m=center_x_m,
+                             center_y_m=center_y_m)
+        law.left = radius_m > 0.0
+        law.reset()
+        return law
 
     # ---- design ---------------------------------------------------------------
 
@@ -282,17 +296,28 @@ class DriftLqr:
             sideslip_error = math.atan2(vy, vx) - point.sideslip_rad
             self._integrals += self.design.control_period_s * np.array(
                 [errors[3], sideslip_error])
-        steer = point.steer_rad + correction[0]
-        wanted = point.rear_omega + correction[1]
+        return self.actuate(point.steer_rad + correction[0], point.rear_omega + correction[1],
+                            point.drive, (rl, rr), self.left)
+
+    def actuate(self, steer: float, wanted: np.ndarray, drive_ff: np.ndarray,
+                rear_omega: Sequence[float], left: bool):
+        """
+        Return (steer, drive) of a left-turn steer and rear wheel speeds wanted, as command().
+
+        drive_ff: the feed-forward drive (the equilibrium's); rear_omega: the
+        rear spins in the left-turn frame. The inner loop adds the answer to
+        the wheel speed error; left False mirrors steer and rear torques back.
+        """
+        rl, rr = rear_omega
         limit = self._steer_limit
         steer = min(max(steer, -limit), limit)
         if self.driver:
             error = float(np.mean(wanted) - 0.5 * (rl + rr))
-            drive = min(max(point.drive[0] + self._drive_gain * error, 0.0), 1.0)
-            return (steer if self.left else -steer), drive
+            drive = min(max(drive_ff[0] + self._drive_gain * error, 0.0), 1.0)
+            return (steer if left else -steer), drive
         limit_n_m = self.vehicle.drive_limit[2]
-        torques = np.clip(point.drive + self._drive_gain * (wanted - np.array([rl, rr])),
+        torques = np.clip(drive_ff + self._drive_gain * (wanted - np.array([rl, rr])),
                           -limit_n_m, limit_n_m)
-        if not self.left:
+        if not left:
             return -steer, (float(torques[1]), float(torques[0]))
         return steer, (float(torques[0]), float(torques[1]))

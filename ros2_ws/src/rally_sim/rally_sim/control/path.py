@@ -99,6 +99,51 @@ class ClosedPath:
         side = float(self._dx[i]) * float(ry[i]) - float(self._dy[i]) * float(rx[i])
         return i, float(along[i]), float(ex[i]), float(ey[i]), side
 
+    def track(self, xs, ys, start_m: float = None,
+              reach_m: float = 5.0) -> Tuple[np.ndarray, np.ndarray]:
+        """
+        Return the progress [m] (unwrapped: on past a lap) and cross-track [m] of a trajectory.
+
+        Each position is located on the segments within reach_m of the
+        previous one's progress (the first: near start_m, or anywhere), so that a path that
+        touches or crosses itself (a figure eight) is followed along the
+        branch driven, not snapped to the other. Positions farther apart
+        along the path than reach_m lose the thread.
+        """
+        length = self.length_m
+        progress, cross = np.empty(len(xs)), np.empty(len(xs))
+        ends = self.start_m + self.lengths
+        last = start_m
+        for k, (x, y) in enumerate(zip(xs, ys)):
+            if last is None:
+                near = np.arange(len(self.lengths))
+            else:
+                ahead = (self.start_m - last) % length
+                behind = (last - ends) % length
+                near = np.flatnonzero((ahead <= reach_m) | (behind <= reach_m) | (
+                    (self.start_m <= last % length) & (ends >= last % length)))
+            rx, ry = x - self._px[near], y - self._py[near]
+            along = np.clip(rx * self._dx[near] + ry * self._dy[near], 0.0, self.lengths[near])
+            ex, ey = rx - self._dx[near] * along, ry - self._dy[near] * along
+            j = int(np.argmin(ex * ex + ey * ey))
+            side = self._dx[near[j]] * ry[j] - self._dy[near[j]] * rx[j]
+            located = self.start_m[near[j]] + along[j]
+            last = located if last is None else last + self.progress_step(last, located)
+            progress[k], cross[k] = last, math.copysign(math.hypot(ex[j], ey[j]), side)
+        return progress, cross
+
+    def turn_flips(self) -> List[Tuple[float, int]]:
+        """Return where the path's turn changes side: (progress [m], +1 now left / -1 right)."""
+        headings = np.array(self._headings)
+        turns = (headings - np.roll(headings, 1) + math.pi) % (2.0 * math.pi) - math.pi
+        signs = np.sign(np.where(np.abs(turns) > 1e-9, turns, 0.0)).astype(int)
+        turning = np.flatnonzero(signs)
+        flips = []
+        for before, after in zip(np.roll(turning, 1), turning):
+            if signs[before] != signs[after]:
+                flips.append((float(self.start_m[after]), int(signs[after])))
+        return sorted(flips)
+
     def progress_step(self, previous_m: float, current_m: float) -> float:
         """Return the signed progress from one located point to the next (across the lap end)."""
         half = self.length_m / 2.0

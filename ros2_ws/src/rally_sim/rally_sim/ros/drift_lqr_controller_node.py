@@ -13,7 +13,8 @@ linearisation with the circle's offset and course error in its state.
 """
 
 import math
-from typing import Dict
+import os
+from typing import Dict, Union
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -24,21 +25,35 @@ from .answers import Answers
 from .odometry import planar_state, PlanarState
 from .parameters import declare, ParameterError, Spec
 from .state_pairs import OdometryWithWheels, stamp_ns
+from ..control.drift_figure_eight import DriftFigureEight
 from ..control.drift_lqr import DriftDesign, DriftLqr
+from ..control.drift_transition import describe, design_keys, load_transition, Transition
 from ..physics import SURFACE_GRIP
 from ..physics.config import ConfigError, load_vehicle
-from ..resources import shipped, vehicle_path
+from ..resources import preset, shipped, vehicle_path
 
 DEFAULTS = DriftDesign()
 SPECS = {
     'vehicle': Spec('rwd_gravel', 'the car the law is designed on: a preset ('
                     + ', '.join(shipped('vehicles')) + ') or a vehicle file'),
     'surface': Spec('gravel', 'the surface type it drifts on', choices=tuple(SURFACE_GRIP)),
+    'course': Spec('circle', 'circle: one circle round (center_x_m, center_y_m); figure_eight: '
+                   'two circles of radius_m touching at (center_x_m, center_y_m), crossed '
+                   'heading heading_deg, with a planned transition (the transition file)',
+                   choices=('circle', 'figure_eight')),
     'radius_m': Spec(DEFAULTS.radius_m, 'circle radius [m]: positive counter-clockwise '
-                     '(a left-hand drift, negative sideslip), negative clockwise', -500.0,
-                     500.0),
-    'center_x_m': Spec(DEFAULTS.center_x_m, 'circle centre x in odom [m]', -1e5, 1e5),
-    'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]', -1e5, 1e5),
+                     '(a left-hand drift, negative sideslip), negative clockwise; on a '
+                     'figure eight, the first circle', -500.0, 500.0),
+    'center_x_m': Spec(DEFAULTS.center_x_m, 'circle centre x in odom [m]; on a figure eight, '
+                       'the crossing', -1e5, 1e5),
+    'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]; on a figure eight, '
+                       'the crossing', -1e5, 1e5),
+    'heading_deg': Spec(90.0, 'figure eight: the direction of travel through the crossing, '
+                        'from odom x [deg]', -360.0, 360.0),
+    'transition': Spec('', 'figure eight: the planned transition, a shipped one ('
+                       + ', '.join(shipped('transitions')) + ') or a file written by '
+                       'python -m rally_sim.drift_transition for this vehicle, surface, '
+                       'radius, sideslip, command and gear'),
     'sideslip_deg': Spec(math.degrees(DEFAULTS.sideslip_rad), 'the sideslip held [deg] '
                          '(REP-103: negative round a left-hand circle)', -80.0, 80.0),
     'command': Spec('driver', 'driver: throttle in the held gear on driver_cmd (the '
@@ -62,7 +77,7 @@ def design_of(p: Dict) -> DriftDesign:
                        wheel_speed_bandwidth_rad_s=p['wheel_speed_bandwidth_rad_s'])
 
 
-def law_of(p: Dict) -> DriftLqr:
+def law_of(p: Dict) -> Union[DriftLqr, DriftFigureEight]:
     """Return the law the parameters name; ParameterError says which one is wrong."""
     if abs(p['radius_m']) < 1.0:
         raise ParameterError(f"parameter 'radius_m': {p['radius_m']} m is too small a circle")
@@ -71,10 +86,34 @@ def law_of(p: Dict) -> DriftLqr:
     except ConfigError as error:
         raise ParameterError(f"parameter 'vehicle': {error}") from None
     try:
-        return DriftLqr(config, p['surface'], design_of(p))
+        law = DriftLqr(config, p['surface'], design_of(p))
     except ValueError as error:
         raise ParameterError(f'parameters radius_m, sideslip_deg, vehicle and surface: '
                              f'{error}') from None
+    if p['course'] == 'circle':
+        return law
+    transition = transition_of(p, law)
+    return DriftFigureEight(config, p['surface'], design_of(p), math.radians(p['heading_deg']),
+                            transition, left=law)
+
+
+def transition_of(p: Dict, law: DriftLqr) -> Transition:
+    """Return the transition file's plan if it was designed for this law; else ParameterError."""
+    name = p['transition']
+    if not name:
+        raise ParameterError("parameter 'transition': a figure_eight needs a planned "
+                             'transition: python -m rally_sim.drift_transition writes one')
+    path = preset(name, 'transitions', '.yaml')
+    try:
+        transition = load_transition(path)
+    except ValueError as error:
+        raise ParameterError(f"parameter 'transition': {error}") from None
+    wanted = design_keys(os.path.splitext(os.path.basename(p['vehicle']))[0], law)
+    if transition.design != wanted:
+        raise ParameterError(
+            f"parameter 'transition': {name} was planned for {describe(transition.design)}, "
+            f'not for {describe(wanted)}: plan one with python -m rally_sim.drift_transition')
+    return transition
 
 
 def answer_state(law: DriftLqr, time_s: float, state: PlanarState, rear_omega):
