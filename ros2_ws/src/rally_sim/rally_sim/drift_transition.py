@@ -23,6 +23,7 @@ from typing import Sequence
 from .control.drift_lqr import DriftDesign, DriftLqr
 from .control.drift_transition import describe, design_transition, REGAIN_DEG
 from .physics import ConfigError, load_vehicle, SURFACE_GRIP
+from .physics.equilibria import EquilibriumError
 from .resources import shipped, vehicle_path
 
 
@@ -36,11 +37,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument('--surface', default='gravel', choices=list(SURFACE_GRIP),
                         help='surface type; default gravel')
     parser.add_argument('--radius', type=float, default=15.0, metavar='R',
-                        help='both circles\' radius [m]; default 15')
+                        help="both circles' radius [m]; default 15")
     parser.add_argument('--sideslip-deg', type=float, default=20.0, metavar='B',
                         help='the sideslip magnitude held on the circles [deg]; default 20')
     parser.add_argument('--command', choices=('driver', 'torque'), default='driver',
-                        help='the drive input, as the controller\'s parameter; default driver')
+                        help="the drive input, as the controller's parameter; default driver")
     parser.add_argument('--gear', type=int, default=0,
                         help='driver: the gear held (0, the default: the highest with the '
                              'clutch engaged)')
@@ -67,13 +68,16 @@ def main(argv: Sequence[str] = None) -> int:
                          mode=args.command, gear=args.gear or None)
     try:
         left = DriftLqr(config, args.surface, design)
-    except ValueError as error:
+    except EquilibriumError as error:
         print(f'no drift to plan from: {error}', file=sys.stderr)
         return 1
+    except ValueError as error:
+        print(f'bad input: {error}', file=sys.stderr)
+        return 2
     name = os.path.splitext(os.path.basename(args.vehicle))[0]
     transition = design_transition(name, left)
     m = transition.measured
-    print(f"{describe(transition.design)}: the planned run stays within "
+    print(f'{describe(transition.design)}: the planned run stays within '
           f"{m['lateral_max_m']:.3f} m of the circles (RMS {m['lateral_rms_m']:.3f} m) and "
           f"holds {REGAIN_DEG:g} deg of the new side {m['regain_s']:.2f} s after the crossing "
           f"({m['runs']} runs)")

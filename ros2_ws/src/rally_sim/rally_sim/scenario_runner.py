@@ -79,6 +79,8 @@ EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'sur
 """An equilibrium target's keys (gear: driver mode's held gear, optional)."""
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""
+START_M = 0.5
+"""A turn flip this close ahead of the run's start is where the car starts, not a transition."""
 REGAIN_WITHIN_S = 2.0
 """A crossing this close to the run's end without the drift regained is not judged."""
 ANSWER_TIMEOUT_S = 10.0
@@ -717,7 +719,7 @@ def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[s
     dt = np.diff(t, append=t[-1])
     regains = []
     for flip_m, side in path.turn_flips():
-        laps = np.arange(math.floor((progress[0] - flip_m) / path.length_m) + 1,
+        laps = np.arange(math.floor((progress[0] + START_M - flip_m) / path.length_m) + 1,
                          math.floor((progress[-1] - flip_m) / path.length_m) + 1)
         for at_m in flip_m + laps * path.length_m:
             k = int(np.argmax(progress >= at_m))

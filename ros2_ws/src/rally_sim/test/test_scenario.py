@@ -16,9 +16,10 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
-IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac')
+IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight')
 """Built-in scenarios whose ROS runs and bags are drift_skid_pad's but for the car's surface
-and target: test/campaign/test_inprocess.py runs them in-process (the suite's time)."""
+and target, or its course (the figure eight, whose first transition test_inprocess.py also
+runs as ROS): test/campaign/test_inprocess.py runs them in-process (the suite's time)."""
 
 
 PATH_FOLLOW_BEFORE_SENSORS = {

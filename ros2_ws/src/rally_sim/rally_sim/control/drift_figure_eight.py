@@ -1,5 +1,5 @@
 """
-The reference drift controller on a figure eight: two drift circles and a planned transition. ROS-free.
+The reference drift controller on a figure eight: two drift circles, a planned transition.
 
 Two circles of one radius touch at the crossing. On each, drift_lqr holds
 the car's equilibrium (the left one mirrored on the right circle). lead_s
@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from .drift_lqr import DriftDesign, DriftLqr
-from .drift_transition import Transition
+from .drift_transition import Tracking, Transition
 from ..physics.config import VehicleConfig
 
 TWO_PI = 2.0 * math.pi
@@ -44,6 +44,7 @@ class DriftFigureEight:
         self.left = (left or DriftLqr(config, surface, design)).placed(radius, -radius, 0.0)
         self.right = self.left.placed(-radius, radius, 0.0)
         self.design, self.transition = design, transition
+        self.tracking = Tracking(self.left, transition)
         self.crossing = (design.center_x_m, design.center_y_m)
         self.turn = 0.5 * math.pi - heading_rad       # rotates the heading onto +y
         self.first_left = design.radius_m > 0.0
@@ -92,7 +93,7 @@ class DriftFigureEight:
 
     def command(self, time_s: float, x: float, y: float, yaw: float, vx: float, vy: float,
                 yaw_rate: float, rear_omega: Sequence[float]):
-        """Return (steer [rad], drive) as DriftLqr.command() does; time_s since the start."""
+        """Return (steer [rad], drive) as DriftLqr's command does; time_s since the start."""
         if time_s < self._last_time_s:
             self.reset()
         self._last_time_s = time_s
@@ -106,7 +107,7 @@ class DriftFigureEight:
         if self.window_start_s is not None:
             into = time_s - self.window_start_s
             if into < self.transition.window_s:
-                return self._planned(into, rear_omega)
+                return self._planned(into, (x, y, yaw, vx, vy, yaw_rate), rear_omega)
             self.on_left, self.window_start_s = not self.on_left, None
             self.transitions += 1
             self.circle_start_s = time_s
@@ -117,11 +118,14 @@ class DriftFigureEight:
                                   x, y, yaw, vx, vy, yaw_rate, rear_omega)
         return law.command_at(1.0, True, x, y, yaw, vx, vy, yaw_rate, rear_omega)
 
-    def _planned(self, into_s: float, rear_omega: Sequence[float]):
+    def _planned(self, into_s: float, pose_state: Sequence[float], rear_omega: Sequence[float]):
         """Return the transition's inputs into_s into its window (mirrored from the left)."""
-        steer, wheel = self.transition.inputs(into_s)
         rl, rr = rear_omega
         into_left = not self.on_left
-        rear = (rl, rr) if into_left else (rr, rl)
-        return self.left.actuate(steer, np.full(2, wheel), self.left.schedule[-1].drive, rear,
-                                 into_left)
+        if not into_left:               # the left-to-right transition: the plan's mirror
+            x, y, yaw, vx, vy, yaw_rate = pose_state
+            pose_state = (-x, y, math.pi - yaw, vx, -vy, -yaw_rate)
+            rl, rr = rr, rl
+        steer, wheel = self.tracking.inputs_at(into_s, pose_state)
+        return self.left.actuate(steer, np.full(2, wheel), self.left.schedule[-1].drive,
+                                 (rl, rr), into_left)

@@ -40,7 +40,7 @@ from ..physics import model, Surface, Vehicle
 from ..physics.config import VehicleConfig
 from ..physics.driveline import gear_ratio
 from ..physics.drivetrain import curve_torque
-from ..physics.equilibria import DRIVER, Equilibrium, SteadyState
+from ..physics.equilibria import DRIVER, Equilibrium, EquilibriumError, SteadyState
 from ..physics.model import OMEGA, P_DRIVETRAIN, VX
 
 STATES = ('vx', 'vy', 'yaw_rate', 'outside_m', 'course_rad', 'outside_integral_m_s',
@@ -103,7 +103,7 @@ class DriftLqr:
         family, ended = self.solver.family(-np.linspace(0.0, target, count),
                                            radius_m=self.radius_m)
         if ended or family[-1].limit:
-            raise ValueError(f'no drift to hold: {ended or family[-1].limit}')
+            raise EquilibriumError(f'no drift to hold: {ended or family[-1].limit}')
         self.target = family[-1]
         self.schedule: List[Point] = [self._point(e) for e in family]
         self.driver = self.solver.mode == DRIVER
@@ -117,7 +117,7 @@ class DriftLqr:
     def placed(self, radius_m: float, center_x_m: float, center_y_m: float) -> 'DriftLqr':
         """Return this law on another circle of the same radius (either way round), reset."""
         if abs(radius_m) != self.radius_m:
-            raise ValueError(f'placed: radius {abs(radius_m)} m is not the law\'s '
+            raise ValueError(f"placed: radius {abs(radius_m)} m is not the law's "
                              f'{self.radius_m} m')
         law = copy.copy(self)
         law.design = replace(self.design, radius_m=radius_m, center_x_m=center_x_m,

@@ -18,7 +18,7 @@ A design takes tens of seconds, so it is written to a file
 
 from dataclasses import dataclass, field
 import math
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import yaml
@@ -32,7 +32,7 @@ KEYS = ('vehicle', 'surface', 'radius_m', 'sideslip_deg', 'mode', 'gear')
 ROW = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'lateral_m')
 """The columns of a rollout's rows, one per control instant (canonical frame)."""
 REGAIN_DEG = 15.0
-"""The sideslip of the new side a transition must reach (issue 34: within 2 s)."""
+"""The sideslip [deg] of the new side a transition regains (drift_figure_eight: within 2 s)."""
 
 
 @dataclass
@@ -204,7 +204,7 @@ def crossing_time(rows: np.ndarray) -> float:
 
 
 def regain_s(rows: np.ndarray, target_rad: float) -> float:
-    """Return the time from the crossing until |beta| of the new side is REGAIN_DEG (inf: never)."""
+    """Return the time from the crossing until the new side's |beta| is REGAIN_DEG (inf: never)."""
     crossing = crossing_time(rows)
     beta = np.arctan2(rows[:, 5], rows[:, 4])
     regained = (rows[:, 0] >= crossing) & (beta * math.copysign(1.0, target_rad)
@@ -348,3 +348,120 @@ def design_transition(vehicle: str, left: DriftLqr, **settings) -> Transition:
                 'crossing_s': crossing, 'cost': cost, 'runs': design.evaluations}
     return Transition(design_keys(vehicle, left), design.rollout.lead_s, design.times,
                       steer, wheel, measured)
+
+
+TRACKED = ('along_m', 'lateral_m', 'yaw_rad', 'vx_m_s', 'vy_m_s', 'yaw_rate_rad_s')
+"""The states the transition's feedback regulates: the deviation from the planned run, the
+position in the planned velocity's frame (along it, and to its left)."""
+
+
+@dataclass
+class TrackingWeights:
+    """The deviations from the planned run worth one unit (Bryson's rule)."""
+
+    along_m: float = 1.0
+    lateral_m: float = 0.1
+    yaw_rad: float = math.radians(3.0)
+    vx_m_s: float = 0.5
+    vy_m_s: float = 0.5
+    yaw_rate_rad_s: float = 0.2
+    steer_rad: float = math.radians(3.0)
+    wheel_speed_rad_s: float = 3.0
+    terminal: float = 10.0          # the end's weight, times the running one
+
+
+class Tracking:
+    """
+    Feedback along a planned transition: a time-varying LQR on the deviation from the plan.
+
+    The planned run is simulated again from the knots; at each control step
+    the step map (one control period of the compiled model, the inner loop
+    included) is linearised by central differences in TRACKED (the front
+    wheels' spins moved with vx, as they roll; the rear ones are the
+    inner loop's), and a backward Riccati sweep gives each step's gain.
+    """
+
+    def __init__(self, left: DriftLqr, transition: Transition,
+                 weights: TrackingWeights = TrackingWeights()):
+        """Simulate the plan, linearise along it and solve the Riccati sweep (about a second)."""
+        self.transition = transition
+        rollout = Rollout(left, transition.lead_s, after_s=0.0)
+        self.period = rollout.period
+        times, steer, wheel = (transition.knot_times_s, transition.steer_rad,
+                               transition.rear_wheel_speed_rad_s)
+        rows, states = rollout.run(times, steer, wheel, keep=True)
+        self.reference = rows[:, 1:7].copy()             # x, y, yaw, vx, vy, r
+        count = len(rows)
+        self.inputs = np.array([transition.inputs(k * self.period) for k in range(count)])
+        jacobians = [self._linearised(rollout, states[k], self.inputs[k]) for k in range(count)]
+        self.gains = self._riccati(jacobians, weights)
+
+    @staticmethod
+    def frame(reference: np.ndarray) -> np.ndarray:
+        """Return the 6 x 6 map from (x, y, yaw, vx, vy, r) deviations to TRACKED."""
+        course = reference[2] + math.atan2(reference[4], reference[3])
+        c, s = math.cos(course), math.sin(course)
+        t = np.eye(6)
+        t[:2, :2] = [[c, s], [-s, c]]
+        return t
+
+    def _linearised(self, rollout: Rollout, state: np.ndarray, u: np.ndarray):
+        """Return (A, B) of one control period at a planned state, in TRACKED."""
+        law, car = rollout.law, rollout.car
+        radius = car.params.wheel_radius_m
+
+        def step(delta: np.ndarray, du: np.ndarray) -> np.ndarray:
+            z = state.copy()
+            z[[X, Y, YAW, VX, VY, YAW_RATE]] += delta
+            z[OMEGA:OMEGA + 2] += delta[3] / radius
+            car.restore(z)
+            rear = (float(z[OMEGA + 2]), float(z[OMEGA + 3]))
+            command = law.actuate(u[0] + du[0], np.full(2, u[1] + du[1]),
+                                  law.schedule[-1].drive, rear, True)
+            car.set_command(as_command(law, *command))
+            car.advance(rollout.substeps, rollout.dt)
+            return car.state[[X, Y, YAW, VX, VY, YAW_RATE]].copy()
+
+        base = state[[X, Y, YAW, VX, VY, YAW_RATE]]
+        steps = np.array([1e-4, 1e-4, 1e-5, 1e-4, 1e-4, 1e-5, 1e-5, 1e-3])
+        columns = []
+        for j, h in enumerate(steps):
+            delta, du = np.zeros(6), np.zeros(2)
+            (delta if j < 6 else du)[j % 6 if j < 6 else j - 6] = h
+            columns.append((step(delta, du) - step(-delta, -du)) / (2.0 * h))
+        jac = np.column_stack(columns)
+        after = step(np.zeros(6), np.zeros(2))
+        into, out = self.frame(base), self.frame(after)
+        return out @ jac[:, :6] @ np.linalg.inv(into), out @ jac[:, 6:]
+
+    @staticmethod
+    def _riccati(jacobians, w: TrackingWeights) -> np.ndarray:
+        """Return each step's gain (N x 2 x 6) from the backward sweep."""
+        q = np.diag(1.0 / np.array([w.along_m, w.lateral_m, w.yaw_rad, w.vx_m_s, w.vy_m_s,
+                                    w.yaw_rate_rad_s]) ** 2)
+        r = np.diag(1.0 / np.array([w.steer_rad, w.wheel_speed_rad_s]) ** 2)
+        p = w.terminal * q
+        gains = np.zeros((len(jacobians), 2, 6))
+        for k in range(len(jacobians) - 1, -1, -1):
+            a, b = jacobians[k]
+            gain = np.linalg.solve(r + b.T @ p @ b, b.T @ p @ a)
+            p = q + a.T @ p @ (a - b @ gain)
+            p = 0.5 * (p + p.T)
+            gains[k] = gain
+        return gains
+
+    def inputs_at(self, into_s: float, pose_state: Sequence[float]) -> Tuple[float, float]:
+        """
+        Return (steer, rear wheel speed) into_s into the window for a canonical state.
+
+        pose_state: x, y, yaw, vx, vy, yaw rate in the canonical frame, right to left.
+        """
+        position = min(max(into_s / self.period, 0.0), len(self.reference) - 1.0)
+        k = min(int(position), len(self.reference) - 2)
+        w = position - k
+        reference = (1.0 - w) * self.reference[k] + w * self.reference[k + 1]
+        deviation = np.asarray(pose_state, dtype=float) - reference
+        deviation[2] = (deviation[2] + math.pi) % (2.0 * math.pi) - math.pi
+        correction = -self.gains[k] @ (self.frame(reference) @ deviation)
+        steer, wheel = self.transition.inputs(into_s)
+        return steer + float(correction[0]), wheel + float(correction[1])

@@ -133,7 +133,13 @@ class ClosedPath:
         return progress, cross
 
     def turn_flips(self) -> List[Tuple[float, int]]:
-        """Return where the path's turn changes side: (progress [m], +1 now left / -1 right)."""
+        """
+        Return where the path's turn changes side: (progress [m], +1 now left / -1 right).
+
+        The turn at each point is the change of heading there; a flip lies
+        between the last point turning one way and the next turning the
+        other, where the turn, interpolated between them, is zero.
+        """
         headings = np.array(self._headings)
         turns = (headings - np.roll(headings, 1) + math.pi) % (2.0 * math.pi) - math.pi
         signs = np.sign(np.where(np.abs(turns) > 1e-9, turns, 0.0)).astype(int)
@@ -141,8 +147,11 @@ class ClosedPath:
         flips = []
         for before, after in zip(np.roll(turning, 1), turning):
             if signs[before] != signs[after]:
-                flips.append((float(self.start_m[after]), int(signs[after])))
-        return sorted(flips)
+                gap = (self.start_m[after] - self.start_m[before]) % self.length_m
+                share = abs(turns[before]) / (abs(turns[before]) + abs(turns[after]))
+                flips.append(((self.start_m[before] + share * gap) % self.length_m,
+                              int(signs[after])))
+        return sorted((float(at), side) for at, side in flips)
 
     def progress_step(self, previous_m: float, current_m: float) -> float:
         """Return the signed progress from one located point to the next (across the lap end)."""

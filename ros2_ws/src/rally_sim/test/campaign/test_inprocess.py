@@ -33,6 +33,9 @@ CASES = {
     'drift_lqr_torque': ('drift_skid_pad', dict(DRIFT, command_mode='torque', controller={
         'command': ['python', '-m', 'rally_sim.ros.drift_lqr_controller'],
         'params': {'sideslip_deg': -25.0, 'command': 'torque', 'entry_s': 2.0}})),
+    # the reference drift controller on the figure eight: the entry, then one transition
+    'drift_figure_eight': ('drift_figure_eight', {'duration_s': 13.0, 'thresholds': {
+        'transitions': {'min': 1}, 'regain_max_s': {'max': 2.0}}}),
     'follower_driver': ('path_follow_driver', {'duration_s': 4.0}),
     'mppi': ('mppi_rally_stage', {'duration_s': 1.0}),
     # path_follow_typical (typical sensors, steering dead time and lag), its profile with two
@@ -124,6 +127,41 @@ def test_drift_robustness_holds_the_cars_furthest_from_the_design():
         result = run_scenario(spec)
         assert result['passed'], (run.params, result['metrics'])
         assert result['metrics']['sideslip_error_rms_deg'] < 0.1
+
+
+def test_a_figure_eight_needs_a_transition_planned_for_its_car_and_drift():
+    spec = load_scenario('drift_figure_eight')
+    spec['seed_in_use'] = 0
+    params = spec['controller']['params']
+    for changes, message in [
+            ({'transition': ''}, "parameter 'transition': a figure_eight needs a planned "
+                                 'transition: python -m rally_sim.drift_transition'),
+            ({'transition': 'nowhere.yaml'}, "parameter 'transition': transition file "
+                                             'nowhere.yaml: .*No such file'),
+            ({'sideslip_deg': 25.0}, "parameter 'transition': rwd_gravel_gravel_15m was "
+                                     'planned for rwd_gravel on gravel, R 15 m, beta -20 deg, '
+                                     'driver command, gear 2, not for rwd_gravel on gravel, R '
+                                     '15 m, beta -25 deg')]:
+        spec['controller']['params'] = dict(params, **changes)
+        with pytest.raises(InProcessError, match=message):
+            run_scenario(spec)
+
+
+def test_the_figure_eight_passes_in_process_and_holds_cars_it_was_not_planned_on():
+    """Full length: the nominal car, and 10 % less and 5 % more grip (the plan's feedback)."""
+    from rally_sim.physics.config import load_vehicle
+    from rally_sim.resources import vehicle_path
+    config = load_vehicle(vehicle_path('rwd_gravel'))
+    for scale in (1.0, 0.9, 1.05):
+        spec = load_scenario('drift_figure_eight')
+        spec['seed_in_use'] = 0
+        spec['vehicle_overrides'] = {key: config[key] * scale
+                                     for key in ('tyres.front.mu', 'tyres.rear.mu')}
+        result = run_scenario(spec)
+        assert result['passed'], (scale, result['metrics'])
+        assert result['metrics']['transitions'] == 4
+        if scale == 1.0:
+            assert result['metrics']['lateral_error_rms_m'] < 0.1
 
 
 @pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac'])

@@ -28,6 +28,33 @@ def test_locate_on_a_square():
     assert path.progress_step(1.0, 39.0) == -2.0
 
 
+def figure_eight(radius):
+    """Return the figure_eight stage's shape: the right circle clockwise, then the left."""
+    theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
+    return np.vstack([np.column_stack([radius - radius * np.cos(theta), radius * np.sin(theta)]),
+                      np.column_stack([radius * np.cos(theta) - radius, radius * np.sin(theta)])])
+
+
+def test_a_figure_eight_is_tracked_along_the_branch_driven_and_its_turn_flips_are_found():
+    path = ClosedPath(figure_eight(15.0))
+    quarter = math.pi * 15.0 / 2.0
+    assert path.turn_flips() == [(pytest.approx(0.0, abs=0.3), -1),
+                                 (pytest.approx(2.0 * math.pi * 15.0, abs=0.3), 1)]
+    # twice round both circles 0.4 m outside them: at the crossing the nearest point
+    # is on the other branch (0.4 m inside it), the tracked one on this
+    theta = np.linspace(0.0, 2.0 * math.pi, 400, endpoint=False)
+    right = np.column_stack([15.0 - 15.4 * np.cos(theta), 15.4 * np.sin(theta)])
+    left = np.column_stack([15.4 * np.cos(theta) - 15.0, 15.4 * np.sin(theta)])
+    xs, ys = np.vstack([right, left, right, left]).T
+    progress, cross = path.track(xs, ys, start_m=0.0)
+    assert np.all(np.diff(progress) > 0.0) and progress[-1] > 2.0 * path.length_m - 1.0
+    outside = np.concatenate([np.full(400, 1.0), np.full(400, -1.0)] * 2)   # left of CW
+    assert cross == pytest.approx(0.4 * outside, abs=2e-3)
+    nearest = path.locate_many(xs, ys)[1]
+    assert min(map(abs, nearest)) < 0.1        # what snapping to the nearest would say
+    assert progress[100] == pytest.approx(quarter, abs=0.3)          # a quarter round
+
+
 def test_curvature_of_a_circle():
     path = ClosedPath(circle(20.0))
     assert path.curvature == pytest.approx(np.full(720, 1.0 / 20.0), rel=1e-4)
