@@ -22,7 +22,7 @@ from .jit import njit, njit_parallel, prange
 from .lanes import rollout_lanes
 from .model import (
     DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
-    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, STATE_SIZE)
+    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, STATE_SIZE, VX)
 from .surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from .tyre import SLIP_DOCUMENT
 from .vehicle import Vehicle
@@ -312,3 +312,12 @@ def prepare(config: VehicleConfig) -> None:
     for cars in (1, FEW_CARS + 1):
         Batch(config, cars).rollout(np.zeros((cars, STATE_SIZE)), np.zeros((cars, 1)),
                                     np.zeros((cars, 1, 4)))
+
+
+def prepare_lanes(config: VehicleConfig) -> None:
+    """Load (or compile, a minute and more) the vector-lane kernel: rollout(lanes=True)."""
+    cars = FEW_CARS + 1
+    states = np.zeros((cars, STATE_SIZE))
+    states[:, VX] = 5.0
+    Batch(config, cars).rollout(states, np.zeros((cars, 1)), np.zeros((cars, 1, 4)),
+                                tyres=False, lanes=True)

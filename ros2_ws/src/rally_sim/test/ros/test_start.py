@@ -4,7 +4,7 @@ Nothing is lost at the start: whatever order the processes come up in, a run sta
 The simulator (synchronous with the path follower, observed by a recorder),
 the path follower and the recorder start in each of the six orders twice,
 with seeded random delays; every run must record every state from t = 0,
-and the run is the same every time (the car's position after 25 s, to the
+and the run is the same every time (the car's position after 6 s, to the
 last bit).
 """
 
@@ -27,7 +27,7 @@ SEED = 20261124
 """The delays are drawn from this seed (printed by the test)."""
 ORDERS = list(itertools.permutations(['simulator', 'controller', 'recorder'])) * 2
 """Every start order, twice (with other delays)."""
-END = Time(sec=25)
+END = Time(sec=6)
 RECORDER = 'start_recorder'
 
 
@@ -74,7 +74,7 @@ def one_run(order, delays_s, bag_dir, start_pose):
             else:
                 recorder = Recorder(bag_dir)
         assert ros_process.spin_until(recorder.node, lambda: END.sec * 10**9 in recorder.odom,
-                                      300.0, processes), 'the run did not reach 25 s'
+                                      300.0, processes), f'the run did not reach {END.sec} s'
         return dict(recorder.odom)
     finally:
         for process in processes:
@@ -96,7 +96,7 @@ def test_every_start_order_gives_the_same_run_from_t_0(tmp_path):
         states = one_run(order, delays_s, bag_dir, start_pose)
         what = f'run {run}: {order}, delays {[round(d, 2) for d in delays_s]} s'
         stamps = sorted(s for s in states if s <= END.sec * 10**9)
-        assert stamps == [10**7 * k for k in range(2501)], what      # from t = 0, all
+        assert stamps == [10**7 * k for k in range(100 * END.sec + 1)], what   # from t = 0, all
         bagged = decode_everything(bag_dir)
         first = min(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
                     for m in bagged['/odom'])
@@ -105,5 +105,5 @@ def test_every_start_order_gives_the_same_run_from_t_0(tmp_path):
         positions.add((at_end.x, at_end.y))
         assert len(positions) == 1, (what, positions)         # the same run every time
     progress = path.locate(*positions.pop()).progress_m
-    print(f'progress after 25 s: {progress!r} m in each of {len(ORDERS)} runs')
-    assert progress > 150.0
+    print(f'progress after {END.sec} s: {progress!r} m in each of {len(ORDERS)} runs')
+    assert progress > 25.0
