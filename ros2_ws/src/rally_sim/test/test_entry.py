@@ -32,7 +32,7 @@ from visualization_msgs.msg import MarkerArray
 
 SEED = 20261123
 MOMENTS = {signal.SIGINT: 20, signal.SIGTERM: 2}
-CONTROLLER_MOMENTS = {signal.SIGINT: 6, signal.SIGTERM: 2}
+CONTROLLER_MOMENTS = {signal.SIGINT: 4, signal.SIGTERM: 2}
 """Fewer for the example controllers: they stop through the same entry (run_node_process) as
 the simulator, whose 22 moments search that code for races; theirs check their own nodes."""
 START_UP_S = 2.0
