@@ -124,6 +124,7 @@ def main(argv=None) -> int:
     models(args.repeat)
     drivetrain(args.repeat)
     equilibria(args.repeat)
+    transition()
     batch(args.repeat, args.batch_plot)
     return 0
 
@@ -152,6 +153,27 @@ def equilibria(repeat: int) -> None:
               f'{1000 * wall / 50:>16.1f}')
     print(f'target (issue 34): a family of 50 points in at most {EQUILIBRIA_TARGET_S:g} s, '
           'eigenvalues included')
+
+
+def transition() -> None:
+    """Plan the shipped figure-eight transition again: its time, and whether it is the file's."""
+    from .control.drift_lqr import DriftDesign, DriftLqr
+    from .control.drift_transition import design_transition, load_transition
+    from .resources import config_file
+    shipped = load_transition(config_file('transitions/rwd_gravel_gravel_15m.yaml'))
+    d = shipped.design
+    left = DriftLqr(load_vehicle(os.path.join(VEHICLES, d['vehicle'] + '.yaml')), d['surface'],
+                    DriftDesign(radius_m=d['radius_m'], gear=d['gear'],
+                                sideslip_rad=math.radians(d['sideslip_deg'])))
+    start = time.perf_counter()
+    planned = design_transition(d['vehicle'], left)
+    wall = time.perf_counter() - start
+    same = (np.array_equal(planned.steer_rad, shipped.steer_rad) and np.array_equal(
+        planned.rear_wheel_speed_rad_s, shipped.rear_wheel_speed_rad_s))
+    m = planned.measured
+    print(f"\ntransition plan, {d['vehicle']} on {d['surface']}, R {d['radius_m']:g} m: "
+          f"{wall:.1f} s, {m['runs']} runs; lateral max {m['lateral_max_m']:.3f} m, regain "
+          f"{m['regain_s']:.2f} s; {'the' if same else 'NOT the'} shipped plan, bit for bit")
 
 
 BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}
