@@ -22,20 +22,15 @@ from typing import Sequence
 
 from .control.drift_lqr import DriftDesign, DriftLqr
 from .control.drift_transition import describe, design_transition, REGAIN_DEG
-from .physics import ConfigError, load_vehicle, SURFACE_GRIP
+from .equilibria import car_parser
+from .physics import ConfigError, load_vehicle
 from .physics.equilibria import EquilibriumError
-from .resources import shipped, vehicle_path
+from .resources import vehicle_path
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(prog='python -m rally_sim.drift_transition',
-                                     description=__doc__.split('\n\n')[0].strip())
-    parser.add_argument('vehicle', nargs='?', default='rwd_gravel',
-                        help='vehicle file or preset (' + ', '.join(shipped('vehicles'))
-                        + '); default rwd_gravel')
-    parser.add_argument('--surface', default='gravel', choices=list(SURFACE_GRIP),
-                        help='surface type; default gravel')
+    parser = car_parser('python -m rally_sim.drift_transition', __doc__)
     parser.add_argument('--radius', type=float, default=15.0, metavar='R',
                         help="both circles' radius [m]; default 15")
     parser.add_argument('--sideslip-deg', type=float, default=20.0, metavar='B',

@@ -29,15 +29,20 @@ from .resources import shipped, vehicle_path
 DEFAULT_RADIUS_M = 15.0
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """Parse the command line."""
-    parser = argparse.ArgumentParser(prog='./rally equilibria',
-                                     description=__doc__.split('\n\n')[0].strip())
+def car_parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """Return a parser with the car's arguments: VEHICLE (rwd_gravel) and --surface (gravel)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split('\n\n')[0].strip())
     parser.add_argument('vehicle', nargs='?', default='rwd_gravel',
                         help='vehicle file or preset (' + ', '.join(shipped('vehicles'))
                         + '); default rwd_gravel')
     parser.add_argument('--surface', default='gravel', choices=list(SURFACE_GRIP),
                         help='surface type everywhere; default gravel')
+    return parser
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = car_parser('./rally equilibria', __doc__)
     circle = parser.add_mutually_exclusive_group()
     circle.add_argument('--radius', type=float, metavar='R',
                         help='circle radius [m], positive turns left (default '
