@@ -307,7 +307,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     print(f'rally_sim demo: {config["name"]} on {args.surface} driven by {what}, '
           f'{args.duration:g} s of simulated time, sensors {args.sensors}, seed {args.seed}; '
           f'Ctrl-C stops; results in {folder}')
-    last_print = 0.0
+    last_print, last_status = 0.0, None
     return_code = 0
     try:
         waited = time.monotonic()
@@ -326,8 +326,11 @@ def main(argv=None, stop: StopRequest = None) -> int:
                 break
             if time.monotonic() - last_print > (0.2 if interactive else 2.0):
                 last_print = time.monotonic()
-                print(('\r' if interactive else '') + driver.status(),
-                      end='' if interactive else '\n', flush=True)
+                status = driver.status()
+                if interactive or status != last_status:      # 'waiting ...' once
+                    print(('\r' if interactive else '') + status,
+                          end='' if interactive else '\n', flush=True)
+                last_status = status
     finally:
         print()
         stop_all(processes)

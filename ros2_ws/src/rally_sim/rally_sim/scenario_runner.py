@@ -250,7 +250,8 @@ def sensor_file(spec: Dict[str, Any], folder: str) -> str:
     if not spec['sensor_overrides']:
         return spec['sensors']
     tree = profile_tree(profile_path(spec['sensors']), spec['sensor_overrides'])
-    path = os.path.join(folder, 'sensors.yaml')
+    base = os.path.splitext(os.path.basename(spec['sensors']))[0]
+    path = os.path.join(folder, f'{base}_with_overrides.yaml')     # the name the node logs
     with open(path, 'w', encoding='utf-8') as out:
         yaml.safe_dump(tree, out, sort_keys=False)
     return path

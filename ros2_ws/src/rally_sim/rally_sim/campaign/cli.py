@@ -82,7 +82,8 @@ def main(argv=None, stop: StopRequest = None) -> int:
         return 2
     table.resume()
     todo = [run for run in campaign.runs if not table.done(run)]
-    engine = 'Ray' if args.ray else f'{min(args.workers, max(len(todo), 1))} workers'
+    workers = min(args.workers, max(len(todo), 1))
+    engine = 'Ray' if args.ray else f"{workers} worker{'s' if workers > 1 else ''}"
     engine += ' in-process' if args.engine == 'inprocess' else ''
     print(f'campaign {campaign.name}: scenario {campaign.scenario}, {len(campaign.runs)} runs '
           f'({len(campaign.runs) - len(todo)} done before), parameters '
