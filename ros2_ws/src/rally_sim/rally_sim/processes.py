@@ -99,21 +99,15 @@ def kill_tagged(variable: str, value: str, timeout_s: float = 5.0) -> List[int]:
     return pids
 
 
-SHM_PATTERNS = ('/dev/shm/fastdds_*', '/dev/shm/sem.fastdds_*')
-"""Fast DDS's shared-memory segments, their lock files and their port mutexes."""
-
-
-def shm_segments() -> Set[str]:
-    """Return the Fast DDS shared-memory files present now."""
-    return {path for pattern in SHM_PATTERNS for path in glob.glob(pattern)}
-
-
 def shm_in_use() -> Set[str]:
     """Return the /dev/shm files some live process maps or holds open."""
+    return shm_used_by(int(entry) for entry in os.listdir('/proc') if entry.isdigit())
+
+
+def shm_used_by(pids: Iterable[int]) -> Set[str]:
+    """Return the /dev/shm files the processes `pids` map or hold open now."""
     used = set()
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
+    for entry in pids:
         try:
             with open(f'/proc/{entry}/maps', encoding='utf-8', errors='replace') as maps:
                 used.update(line.split()[-1] for line in maps if '/dev/shm/' in line)
@@ -122,18 +116,6 @@ def shm_in_use() -> Set[str]:
         except OSError:     # gone meanwhile
             continue
     return used
-
-
-def leaked_shm_segments(before: Set[str]) -> Set[str]:
-    """
-    Return the Fast DDS files made since `before` that no live process uses.
-
-    A segment left behind by a process that exited is used by nobody; one
-    that another DDS program on the machine (a concurrent test run, a user's
-    simulator) still maps is not a leak of ours.
-    """
-    new = shm_segments() - before
-    return new - shm_in_use() if new else new
 
 
 SHM_AGE_S = 1.0

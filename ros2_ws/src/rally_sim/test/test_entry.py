@@ -5,9 +5,10 @@ Each node is started (real-time pacing, every topic subscribed here) and
 stopped at seeded moments: half counted from when its stop handler is in
 place (start-up: imports, compiled physics, ROS set-up), half from its first
 output (mid-step, mid-publish). Each time it must exit 0 without a traceback;
-afterwards no process of the test is left and no Fast DDS shared-memory
-segment is new. The moments are waited for in wall time, but what is
-checked does not depend on how fast the machine is.
+afterwards no process of the test is left, and no Fast DDS shared-memory
+file that its processes used is left behind unused (ros_process.ShmWatch).
+The moments are waited for in wall time, but what is checked does not
+depend on how fast the machine is.
 """
 
 import os
@@ -124,7 +125,7 @@ def moments(node: str):
 def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path):
     module, output, feeding_mode = NODES[node]
     tag = f'{node}-{tmp_path}'
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(tag).start()
     listener = Listener()
     feeder = None
     try:
@@ -159,10 +160,11 @@ def test_node_exits_0_without_traceback_on_a_signal_at_any_moment(node, tmp_path
         if feeder is not None:
             ros_process.stop(feeder)
         listener.close()
+    watch.stop()
     assert feeder is None or feeder.returncode == 0, \
         (tmp_path / 'feeding_simulator.log').read_text()
     assert not ros_process.tagged_processes(tag)                     # no orphan
-    assert not ros_process.leaked_shm_segments(segments)   # no segment left
+    assert not watch.leaked()                                        # no segment left
 
 
 def test_signals_repeated_until_the_end_still_give_exit_0(tmp_path):
@@ -248,7 +250,7 @@ def logs_without_traceback(folder) -> None:
 def test_scenario_runner_stopped_by_a_signal_stops_its_processes_and_has_no_verdict(
         counted_from, number, tmp_path):
     tag = f'runner-{tmp_path}'
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(tag).start()
     scenario = short_scenario(tmp_path, 'stopped', duration_s=3600.0, stop_after_laps=0)
     rng = random.Random(f'{SEED}-runner-{counted_from}-{number.name}')
     process = start_tool('rally_sim.scenario', [scenario, '--output', tmp_path / 'out'], tag,
@@ -259,26 +261,28 @@ def test_scenario_runner_stopped_by_a_signal_stops_its_processes_and_has_no_verd
     else:                               # the controller is answering
         stop_tool_at(process, lambda: list((tmp_path / 'out').glob('*/controller.log')),
                      rng.uniform(0.0, 3.0), number)
+    watch.stop()
     text = (tmp_path / 'runner.log').read_text()
     assert process.returncode == 128 + number, text
     assert f'stopped by {number.name}: no result' in text and 'Traceback' not in text, text
     assert not list((tmp_path / 'out').glob('*/report.json'))
     logs_without_traceback(tmp_path / 'out')
     assert not ros_process.tagged_processes(tag)                     # no orphan
-    assert not ros_process.leaked_shm_segments(segments)   # no segment left
+    assert not watch.leaked()                                        # no segment left
 
 
 def test_demo_ends_on_ctrl_c_with_its_results(tmp_path):
     tag = f'demo-{tmp_path}'
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(tag).start()
     process = start_tool('rally_sim.demo', ['--driver', 'manoeuvre', '--duration', '600',
                                             '--output', tmp_path / 'out'], tag,
                          tmp_path / 'demo.log')
     stop_tool_at(process, lambda: '| speed ' in (tmp_path / 'demo.log').read_text(), 0.5,
                  signal.SIGINT)
+    watch.stop()
     text = (tmp_path / 'demo.log').read_text()
     assert process.returncode == 0 and 'Traceback' not in text, text
     assert 'wrote ' in text and list((tmp_path / 'out').glob('*/run.csv')), text
     logs_without_traceback(tmp_path / 'out')
     assert not ros_process.tagged_processes(tag)
-    assert not ros_process.leaked_shm_segments(segments)
+    assert not watch.leaked()

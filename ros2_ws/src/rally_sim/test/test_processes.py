@@ -31,3 +31,30 @@ def test_a_started_process_has_a_process_group_of_its_own_in_the_tools_session(t
         assert os.getsid(child.pid) == os.getsid(0)
     finally:
         stop_all([child])
+
+
+def test_the_shm_watch_counts_what_the_tests_processes_leave_and_nothing_else(tmp_path):
+    """A file its tagged process used and left is a leak; another program's is not."""
+    import subprocess
+    from support import ros_process
+    hold = ('import sys, time\nstream = open(sys.argv[1], "w")\nprint("up", flush=True)\n'
+            'time.sleep(float(sys.argv[2]))\n')
+    tag = f'watch-{tmp_path}'
+    ours, theirs = (f'/dev/shm/fastdds_test_{os.getpid()}_{name}' for name in ('ours', 'theirs'))
+    watch = ros_process.ShmWatch(tag, period_s=0.05).start()
+    try:
+        children = [subprocess.Popen([sys.executable, '-c', hold, path, '0.5'],
+                                     stdout=subprocess.PIPE, text=True, env=env)
+                    for path, env in ((ours, ros_process.tagged_environment(tag)),
+                                      (theirs, dict(os.environ)))]
+        for child in children:
+            assert child.stdout.readline().strip() == 'up'
+            child.wait(timeout=30)
+        watch.stop()
+        assert watch.leaked() == {ours}      # theirs was made and left while we watched
+        os.remove(ours)
+        assert watch.leaked() == set()
+    finally:
+        for path in (ours, theirs):
+            if os.path.exists(path):
+                os.remove(path)

@@ -94,13 +94,14 @@ def test_same_scenario_twice_gives_identical_metrics_and_records_a_bag(tmp_path)
 def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reason):
     scenario = short_scenario(tmp_path, mode, controller={'command': [
         'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), mode, '2.0']})
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(str(tmp_path)).start()
     result, report = run_scenario(scenario, tmp_path, tag=str(tmp_path))
+    watch.stop()
     assert result.returncode == 1, result.stdout + result.stderr
     assert reason in result.stderr
     assert report is None
     assert not ros_process.tagged_processes(str(tmp_path))     # no orphan process
-    assert not ros_process.leaked_shm_segments(segments)  # no shared memory left
+    assert not watch.leaked()                                  # no shared memory left
 
 
 def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):

@@ -69,12 +69,13 @@ def run_domains(folder):
 def uninterrupted(tmp_path_factory):
     """Run the campaign whole on two workers (two domains at once): (folder, rows, output)."""
     tmp_path = tmp_path_factory.mktemp('whole')
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(str(tmp_path)).start()
     code, output = finish(start(campaign_file(tmp_path), tmp_path / 'out', '--workers', '2',
                                 tag=str(tmp_path)))
+    watch.stop()
     assert code == 0, output
     assert not ros_process.tagged_processes(str(tmp_path))
-    assert not ros_process.leaked_shm_segments(segments)
+    assert not watch.leaked()
     return tmp_path, table(tmp_path / 'out'), output
 
 
@@ -118,8 +119,8 @@ def names(pid):
 
 def test_a_worker_killed_mid_run_costs_a_retry_and_the_table_is_complete(
         uninterrupted, tmp_path):
-    segments = ros_process.shm_segments()
     tag = str(tmp_path)
+    watch = ros_process.ShmWatch(tag).start()
     campaign = start(campaign_file(tmp_path), tmp_path / 'out', '--workers', '1', tag=tag)
     worker = None
     deadline = time.monotonic() + 120
@@ -133,12 +134,13 @@ def test_a_worker_killed_mid_run_costs_a_retry_and_the_table_is_complete(
     assert worker is not None, 'no run started'
     os.kill(worker, signal.SIGKILL)
     code, output = finish(campaign)
+    watch.stop()
     assert code == 0, output
     rows = table(tmp_path / 'out')
     assert [row['attempts'] for row in rows] == [2, 1]
     assert without_timing(rows) == without_timing(uninterrupted[1])
     assert not ros_process.tagged_processes(tag)              # the dead worker's runs killed
-    assert not ros_process.leaked_shm_segments(segments)      # and their segments removed
+    assert not watch.leaked()                                 # and their segments removed
 
 
 def test_ctrl_c_keeps_the_finished_runs_and_resume_completes_the_same_table(
@@ -166,16 +168,17 @@ def test_ctrl_c_keeps_the_finished_runs_and_resume_completes_the_same_table(
 
 
 def test_a_run_past_its_timeout_is_tried_twice_then_recorded_failed(tmp_path):
-    segments = ros_process.shm_segments()
+    watch = ros_process.ShmWatch(str(tmp_path)).start()
     path = campaign_file(tmp_path, matrix={'friction_scale': [1.0]}, timeout_s=0.5)
     code, output = finish(start(path, tmp_path / 'out', tag=str(tmp_path)))
+    watch.stop()
     assert code == 1, output
     row, = table(tmp_path / 'out')
     assert row['error'] == 'timed out after 0.5 s' and row['attempts'] == 2
     assert not row['passed']
     assert 'could not run' in output
     assert not ros_process.tagged_processes(str(tmp_path))
-    assert not ros_process.leaked_shm_segments(segments)
+    assert not watch.leaked()
 
 
 def test_a_bad_campaign_exits_2_naming_the_key(tmp_path):

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Callable, Dict, Iterable, List
 
@@ -47,8 +48,49 @@ def kill_tagged(tag: str) -> List[int]:
     return processes.kill_tagged(TAG, tag)
 
 
-shm_segments = processes.shm_segments
-leaked_shm_segments = processes.leaked_shm_segments
+class ShmWatch:
+    """
+    The Fast DDS files that a test's own processes (by tag) map or hold, gathered as they run.
+
+    leaked(): those of them still there that no live process uses. Whatever
+    other programs on the machine make or leave behind meanwhile is not
+    counted: the check is of the test's processes alone. A process that
+    lived less than a sampling period is not seen (a miss, never a false
+    alarm); ours live for seconds.
+    """
+
+    def __init__(self, tag: str, period_s: float = 0.1):
+        """Watch the processes carrying `tag` every period_s, from start() to stop()."""
+        self.tag, self.period_s = tag, period_s
+        self.seen: set = set()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _sample(self) -> None:
+        used = processes.shm_used_by(tagged_processes(self.tag))
+        self.seen.update(path for path in used if os.path.basename(path).startswith(
+            ('fastdds_', 'sem.fastdds_')))
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.period_s):
+            self._sample()
+
+    def start(self) -> 'ShmWatch':
+        """Start watching; return the watch."""
+        self._sample()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop watching (a last look first)."""
+        self._done.set()
+        self._thread.join()
+        self._sample()
+
+    def leaked(self) -> set:
+        """Return the files the processes used that are still there, used by nobody."""
+        left = {path for path in self.seen if os.path.exists(path)}
+        return left - processes.shm_in_use() if left else left
 
 
 def stop(process: subprocess.Popen, timeout_s: float = 10.0) -> str:
