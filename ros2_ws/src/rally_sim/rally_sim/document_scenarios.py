@@ -4,7 +4,9 @@ Write the inputs of document 002's three scenarios as replay CSV files.
     python -m rally_sim.document_scenarios DIR
 
 Writes DIR/u_turn.csv, DIR/spin_out.csv and DIR/drift.csv and prints the
-replay command for each (with the scenario's initial speed).
+replay command for each (with the scenario's initial speed), as pasted
+from the repository's root (./rally exec: the project's environment); the
+replays write into DIR too.
 """
 
 import os
@@ -26,9 +28,10 @@ def main(argv=None) -> int:
         scenario = document_scenario(name)
         path = os.path.join(folder, name + '.csv')
         write_inputs(path, scenario.inputs)
-        print(f'python -m rally_sim.replay --vehicle volvo_v40_document --inputs {path} '
-              f'--output {name}_out.csv --initial-speed {scenario.initial_speed_m_s:g} '
-              f'--plot {name}.png')
+        out = os.path.join(folder, name)
+        print(f'./rally exec python -m rally_sim.replay --vehicle volvo_v40_document '
+              f'--inputs {path} --output {out}_out.csv --initial-speed '
+              f'{scenario.initial_speed_m_s:g} --plot {out}.png')
     return 0
 
 

@@ -35,6 +35,9 @@ def test_document_u_turn_replay_matches_the_library(tmp_path):
                               str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert written.returncode == 0, written.stderr
     assert '--initial-speed 10 ' in written.stdout
+    # as pasted from the repository's root, writing beside the inputs
+    assert written.stdout.startswith('./rally exec python -m rally_sim.replay ')
+    assert f"--output {tmp_path / 'u_turn'}_out.csv" in written.stdout
     inputs = tmp_path / 'u_turn.csv'
     result = replay('--vehicle', vehicle_file('volvo_v40_document'), '--inputs', str(inputs),
                     '--output', str(output), '--initial-speed', '10', '--plot', str(plot))

@@ -293,5 +293,11 @@ def _scale(spec: Dict[str, Any], params: Dict[str, Any], where: str) -> None:
                 or not low <= factor <= high:
             raise ScenarioError(f"{where}: key '{name}' = {factor!r} must be a number in "
                                 f'[{low:g}, {high:g}]')
-        for key in SHORTCUTS[name]:
-            spec['vehicle_overrides'][key] = float(config[key]) * factor
+        scaled = {key: float(config[key]) * factor for key in SHORTCUTS[name]}
+        try:
+            config.with_overrides(scaled)
+        except ConfigError:
+            raise ScenarioError(
+                f"{where}: key '{name}' does not apply to vehicle '{spec['vehicle']}': its "
+                f"model ({config['model']}) has no {' nor '.join(SHORTCUTS[name])}") from None
+        spec['vehicle_overrides'].update(scaled)

@@ -101,6 +101,9 @@ def test_samples_are_drawn_from_the_campaign_seed_within_their_distributions(tmp
     ({'matrix': {'vehicle.mass_kg': [-5.0]}}, "run 00000 {'vehicle.mass_kg': -5.0}: key "
      "'vehicle_overrides'"),
     ({'matrix': {'stage': ['moon']}}, "key 'stage' must be one of"),
+    ({'matrix': {'vehicle': ['volvo_v40_kinematic'], 'friction_scale': [0.8]}},
+     "key 'friction_scale' does not apply to vehicle 'volvo_v40_kinematic': its model "
+     '(kinematic_bicycle) has no tyres.front.mu nor tyres.rear.mu'),
     ({'sample': {'runs': 2, 'mass_scale': {'gauss': [1, 0.1]}}},
      "sample key 'mass_scale' = {'gauss': [1, 0.1]}: write {uniform"),
     ({'sample': {'runs': 0, 'mass_scale': {'uniform': [1, 2]}}}, "'sample.runs' = 0"),
