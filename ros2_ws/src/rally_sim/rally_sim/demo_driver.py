@@ -13,9 +13,11 @@ drift controller holding a rear-wheel-drive car on its -25 deg drift
 equilibrium round the gravel skid pad through its drivetrain (throttle in
 second gear); or a scripted
 open-loop manoeuvre on gravel (launch, a fast bend, a power-on spin, a
-handbrake turn). Prints live status (for a car with a drivetrain its gear,
-engine speed and throttle); when the duration ends or on Ctrl-C it writes
-the run as CSV and a PNG plot (with the engine speed and gear), and with
+handbrake turn). Prints live status (for a car driven through its
+drivetrain, the drift and path drivers', its gear, engine speed and
+throttle: the manoeuvre's wheel torques bypass the engine, which then shows
+nothing); when the duration ends or on Ctrl-C it writes the run as CSV and
+a PNG plot (with the engine speed and gear where they drive), and with
 --record a rosbag2 bag.
 """
 
@@ -113,10 +115,12 @@ class DemoDriver(Node):
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.odom = {}
         self.slip = {}
-        self.drivetrain = {}      # a car with a drivetrain only
+        self.drivetrain = {}      # a car driven through its drivetrain only
         self.create_subscription(Odometry, 'ground_truth/odom', self._on_odom, 1000)  # run.csv
         self.create_subscription(WheelSlip, 'wheel_slip', self._on_slip, 1000)
-        self.create_subscription(DrivetrainState, 'drivetrain_state', self._on_drivetrain, 1000)
+        if not drive:             # the manoeuvre's torques bypass the engine: idle, not driving
+            self.create_subscription(DrivetrainState, 'drivetrain_state', self._on_drivetrain,
+                                     1000)
         if drive:
             self.create_timer(0.02, self._drive)
 
