@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import uuid
 
 from nav_msgs.msg import Odometry
@@ -200,3 +201,33 @@ def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():
     assert "no vehicle 'nosuchcar'" in output and 'presets: arcade_group2' in output, output
     assert 'Traceback' not in output, output
     assert launch.left_running() == [], output
+
+
+def test_rally_exec_gives_the_ros2_command_line(tmp_path):
+    """`./rally exec ros2 ...`, as the README gives it: set a live node's parameter, read it."""
+    root = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))
+    tag = f'cli-{tmp_path}'
+    env = ros_process.tagged_environment(tag)
+    simulator = subprocess.Popen(
+        [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args', '-p', 'pacing:=lockstep'],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        def ros2(*words):
+            return subprocess.run([os.path.join(root, 'rally'), 'exec', 'ros2', *words],
+                                  cwd=root, capture_output=True, text=True, timeout=START_S,
+                                  env=env)
+        deadline = time.monotonic() + START_S      # the node may still be starting
+        while True:
+            done = ros2('param', 'set', '/rally_sim', 'real_time_factor', '2.5',
+                        '--no-daemon')
+            if 'Set parameter successful' in done.stdout or time.monotonic() > deadline:
+                break
+        assert done.returncode == 0 and 'Set parameter successful' in done.stdout, \
+            done.stdout + done.stderr
+        done = ros2('param', 'get', '/rally_sim', 'real_time_factor', '--no-daemon',
+                    '--spin-time', '5')
+        assert done.returncode == 0 and 'Double value is: 2.5' in done.stdout, \
+            done.stdout + done.stderr
+    finally:
+        ros_process.stop(simulator)
+    assert not ros_process.tagged_processes(tag)

@@ -16,10 +16,13 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
-IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight')
-"""Built-in scenarios whose ROS runs and bags are drift_skid_pad's but for the car's surface
-and target, or its course (the figure eight, whose first transition test_inprocess.py also
-runs as ROS): test/campaign/test_inprocess.py runs them in-process (the suite's time)."""
+IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight', 'path_follow_arcade',
+                   'path_follow_kinematic', 'path_follow_hills')
+"""Built-in scenarios whose ROS runs and bags are drift_skid_pad's or path_follow's but for
+the car's surface and target, the course (the figure eight, whose first transition
+test_inprocess.py also runs as ROS), the car's model (arcade, kinematic: their nodes run in
+test_node.py) or the stage's heights (test_stage_topics.py publishes them):
+test/campaign/test_inprocess.py runs them in-process, full length (the suite's time)."""
 
 
 PATH_FOLLOW_BEFORE_SENSORS = {

@@ -164,6 +164,17 @@ def test_the_figure_eight_passes_in_process_and_holds_cars_it_was_not_planned_on
             assert result['metrics']['lateral_error_rms_m'] < 0.1
 
 
+@pytest.mark.parametrize('name', ['path_follow_arcade', 'path_follow_kinematic',
+                                  'path_follow_hills'])
+def test_the_path_follower_s_other_cars_and_stage_pass_in_process(name):
+    """The arcade and kinematic bicycles round the rally stage, the V40 over the hills."""
+    spec = load_scenario(name)
+    spec['seed_in_use'] = 0
+    result = run_scenario(spec)
+    assert result['passed'], result['metrics']
+    assert result['metrics']['completion_time_s'] < spec['duration_s']
+
+
 @pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac'])
 def test_the_drifts_on_snow_and_tarmac_pass_in_process(name):
     """The reference drift controller on the least and the most grip, full length."""
