@@ -23,66 +23,31 @@ the simulator and the controller, with no verdict).
 """
 
 import argparse
-import functools
 import json
 import math
 import os
 import struct
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List
 
-from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import DriverCommand, WheelSlip, WheelTorqueCommand
-import yaml
+from rally_sim_msgs.msg import WheelSlip
 
-from .control.drift_transition import REGAIN_DEG
 from .control.path import ClosedPath
 from .entry import Stopped, StopRequest
-from .physics import ConfigError, SURFACE_GRIP
-from .physics.config import STEER_ALIASES
 from .processes import quick_discovery, start_logged, stop_all
-from .resources import config_file, read_shipped, surface_from, vehicle_path
+from .resources import config_file, surface_from
 from .ros.serialized import byte_order, FieldReader
-from .stages import read_path, STAGES
+from .scenarios.metrics import (
+    cut, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, quaternion_yaw, state_table)
+from .scenarios.spec import (
+    actuation_overrides, controller_command, CONTROLLER_NODE, draw_seed, first_answered_ns,
+    load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError, sensor_file,
+    SIMULATOR_NODE, vehicle_file)
+from .stages import read_path
 
-OUTPUTS = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
-           'driver_cmd': DriverCommand}
-MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
-                'driver': ['ackermann_cmd', 'driver_cmd']}
-"""The command topics a controller answers on in each command mode (by default)."""
-KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
-        'initial_speed_m_s': (int, float), 'duration_s': (int, float),
-        'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
-        'settle_s': (int, float), 'thresholds': dict}
-OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
-            'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
-            'equilibrium': (dict, {})}
-"""Keys a scenario may leave out: their types and defaults."""
-MAX_SEED = 2 ** 31 - 1
-INITIAL_SPEED_LIMIT_M_S = 100.0
-METRICS = {
-    'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
-             'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
-    'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
-              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s',
-              'sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s'),
-    'figure_eight': ('lateral_error_rms_m', 'lateral_error_max_m', 'transitions',
-                     'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
-}
-TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
-"""Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
-EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
-                    'gear': int}
-"""An equilibrium target's keys (gear: driver mode's held gear, optional)."""
-DRIFT_SIDESLIP_DEG = 10.0
-"""A car with more sideslip than this counts as drifting."""
-START_M = 0.5
-"""A turn flip this close ahead of the run's start is where the car starts, not a transition."""
-REGAIN_WITHIN_S = 2.0
-"""A crossing this close to the run's end without the drift regained is not judged."""
 ANSWER_TIMEOUT_S = 10.0
 """Wall seconds the runner waits for the answer to one state."""
 START_TIMEOUT_S = 60.0
@@ -90,245 +55,6 @@ START_TIMEOUT_S = 60.0
 (start-up, on a loaded machine); also the simulator's sync_timeout_s."""
 QUEUE_DEPTH = 100000
 """The simulator runs ahead of the runner; no state may be dropped from the queue."""
-PHYSICS_RATE_HZ = 1000.0
-LAP_CHECK_EVERY = 10
-"""While running, laps are counted on every this-many states (the exact end is found after)."""
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be run; the message names the key."""
-
-
-def load_scenario(name: str) -> Dict[str, Any]:
-    """Load and check a scenario by shipped name or file path."""
-    path, spec = read_shipped(name, 'scenarios', 'scenario', ScenarioError)
-    if not isinstance(spec, dict):
-        raise ScenarioError(f'{path}: a scenario is a mapping of keys')
-    return check_scenario(spec, path)
-
-
-def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
-    """Check a scenario's keys and values (ScenarioError naming `path` and the key)."""
-    unknown = sorted(set(spec) - set(KEYS) - set(OPTIONAL) - {'file'})
-    missing = sorted(set(KEYS) - set(spec))
-    if unknown or missing:
-        raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
-    for key, (_, default) in OPTIONAL.items():
-        spec.setdefault(key, default)
-    kinds = {**KEYS, **{key: kind for key, (kind, _) in OPTIONAL.items()}}
-    for key, kind in kinds.items():
-        if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
-            raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
-    if spec['stage'] not in STAGES:
-        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
-    try:
-        vehicle_path(spec['vehicle'])
-    except ConfigError as error:
-        raise ScenarioError(f"{path}: key 'vehicle': {error}") from None
-    _check_sensors(spec, path)
-    if spec['command_mode'] not in MODE_OUTPUTS:
-        raise ScenarioError(f"{path}: key 'command_mode' must be one of "
-                            f'{", ".join(MODE_OUTPUTS)}')
-    command = spec['controller'].get('command')
-    if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
-        raise ScenarioError(f"{path}: key 'controller.command' must be a list of strings")
-    if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
-        raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
-                            "'duration_s' positive")
-    if not abs(spec['initial_speed_m_s']) <= INITIAL_SPEED_LIMIT_M_S:
-        raise ScenarioError(f"{path}: key 'initial_speed_m_s' = {spec['initial_speed_m_s']!r} "
-                            f'must be in [-{INITIAL_SPEED_LIMIT_M_S:g}, '
-                            f"{INITIAL_SPEED_LIMIT_M_S:g}] m/s (the node's initial_speed)")
-    if spec['metrics'] not in METRICS:
-        raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
-    known = METRICS[spec['metrics']]
-    for metric, bound in spec['thresholds'].items():
-        if metric not in known or not isinstance(bound, dict) or \
-                not set(bound) <= {'min', 'max'} or not bound:
-            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
-                                'with min and/or max')
-    _check_equilibrium(spec, path)
-    spec['file'] = path
-    return spec
-
-
-def _check_equilibrium(spec: Dict[str, Any], path: str) -> None:
-    """Check the `equilibrium` target (ScenarioError naming the key)."""
-    target = spec['equilibrium']
-    needed = [m for m in spec['thresholds'] if m in TARGET_METRICS]
-    if not target:
-        if needed:
-            raise ScenarioError(f"{path}: thresholds {needed} need the key 'equilibrium' "
-                                '(radius_m, sideslip_deg, surface: the target they measure '
-                                'from)')
-        return
-    if spec['metrics'] != 'drift':
-        raise ScenarioError(f"{path}: key 'equilibrium' goes with metrics: drift")
-    unknown = sorted(set(target) - set(EQUILIBRIUM_KEYS))
-    missing = sorted({'radius_m', 'sideslip_deg', 'surface'} - set(target))
-    if unknown or missing:
-        raise ScenarioError(f"{path}: key 'equilibrium': unknown key(s) {unknown}, missing "
-                            f'key(s) {missing}')
-    for key, kind in EQUILIBRIUM_KEYS.items():
-        if key in target and (not isinstance(target[key], kind) or
-                              isinstance(target[key], bool)):
-            raise ScenarioError(f"{path}: key 'equilibrium.{key}' = {target[key]!r} has the "
-                                'wrong type')
-    if target['surface'] not in SURFACE_GRIP:
-        raise ScenarioError(f"{path}: key 'equilibrium.surface' must be one of "
-                            f'{sorted(SURFACE_GRIP)}')
-
-
-def drift_target(spec: Dict[str, Any]):
-    """Return the Equilibrium a scenario's drift metrics measure from (its car, overrides)."""
-    target = spec['equilibrium']
-    mode = 'driver' if spec['command_mode'] == 'driver' else 'torque'
-    return _solved_target(spec['vehicle'], json.dumps(vehicle_overrides(spec), sort_keys=True),
-                          target['surface'], float(target['radius_m']),
-                          float(target['sideslip_deg']), mode, target.get('gear'))
-
-
-@functools.lru_cache(maxsize=16)
-def _solved_target(vehicle: str, overrides: str, surface: str, radius_m: float,
-                   sideslip_deg: float, mode: str, gear):
-    """Solve an equilibrium target once per process (a campaign's runs share them)."""
-    from .physics import load_vehicle, Surface, Vehicle
-    from .physics.equilibria import SteadyState
-    config = load_vehicle(vehicle_path(vehicle)).with_overrides(json.loads(overrides))
-    solver = SteadyState(Vehicle(config, Surface.uniform(surface)), mode, gear)
-    return solver.solve(math.radians(sideslip_deg), radius_m=radius_m)
-
-
-def _check_sensors(spec: Dict[str, Any], path: str) -> None:
-    """Check the keys sensors, seed and actuation (ScenarioError naming the key)."""
-    from .sensors import load_profile, SensorError
-    try:
-        load_profile(spec['sensors'], spec['sensor_overrides'])
-    except SensorError as error:
-        keys = "s 'sensors', 'sensor_overrides'" if spec['sensor_overrides'] else " 'sensors'"
-        raise ScenarioError(f'{path}: key{keys}: {error}') from None
-    seed = spec['seed']
-    if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
-        raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
-                            f'[0, {MAX_SEED}] or random')
-    from .physics import load_vehicle
-    config = load_vehicle(vehicle_path(spec['vehicle']))
-    try:
-        config = config.with_overrides(actuation_overrides(spec))
-    except ConfigError as error:
-        raise ScenarioError(f"{path}: key 'actuation': {error}") from None
-    try:
-        config.with_overrides(spec['vehicle_overrides'])
-    except ConfigError as error:
-        raise ScenarioError(f"{path}: key 'vehicle_overrides': {error}") from None
-
-
-def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the scenario's actuation section as dotted vehicle keys (actuation.steer...)."""
-    flat = {}
-    for actuator, keys in spec['actuation'].items():
-        if not isinstance(keys, dict):
-            raise ConfigError(f"'actuation.{actuator}' must be a mapping of keys")
-        flat.update({f'actuation.{actuator}.{key}': value for key, value in keys.items()})
-    return flat
-
-
-def vehicle_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
-    """Return every dotted vehicle-file key the scenario sets: vehicle_overrides, actuation."""
-    return {**spec['vehicle_overrides'], **actuation_overrides(spec)}
-
-
-def vehicle_config(spec: Dict[str, Any]):
-    """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
-    from .physics import load_vehicle
-    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(vehicle_overrides(spec))
-
-
-def sensor_file(spec: Dict[str, Any], folder: str) -> str:
-    """Return the sensor profile the simulator loads: the scenario's, or one with its overrides."""
-    from .sensors.profiles import profile_path, profile_tree
-    if not spec['sensor_overrides']:
-        return spec['sensors']
-    tree = profile_tree(profile_path(spec['sensors']), spec['sensor_overrides'])
-    base = os.path.splitext(os.path.basename(spec['sensors']))[0]
-    path = os.path.join(folder, f'{base}_with_overrides.yaml')     # the name the node logs
-    with open(path, 'w', encoding='utf-8') as out:
-        yaml.safe_dump(tree, out, sort_keys=False)
-    return path
-
-
-def vehicle_file(spec: Dict[str, Any], folder: str) -> str:
-    """Return the vehicle file the simulator loads: the preset's, or one with the overrides."""
-    source = vehicle_path(spec['vehicle'])
-    overrides = vehicle_overrides(spec)
-    if not overrides:
-        return source
-    with open(source, encoding='utf-8') as stream:
-        tree = yaml.safe_load(stream)
-    for key, value in overrides.items():
-        *parents, leaf = key.split('.')
-        branch = tree
-        for parent in parents:
-            branch = branch.setdefault(parent, {})
-        branch[leaf] = value
-    for new, old in STEER_ALIASES.items():     # the older name of a setting given anew
-        if new in overrides and old not in overrides:
-            tree.get('steering', {}).pop(old.split('.')[1], None)
-    path = os.path.join(folder, 'vehicle.yaml')
-    with open(path, 'w', encoding='utf-8') as out:
-        out.write(f"# {spec['vehicle']} with the scenario's overrides (written by the runner)\n")
-        yaml.safe_dump(tree, out, sort_keys=False)
-    return path
-
-
-def draw_seed(spec: Dict[str, Any]) -> int:
-    """Return the scenario's seed; for `random`, one drawn now (to be reported)."""
-    import secrets
-    return secrets.randbelow(MAX_SEED + 1) if spec['seed'] == 'random' else spec['seed']
-
-
-SIMULATOR_NODE = 'rally_sim'
-CONTROLLER_NODE = 'scenario_controller'
-"""The runner names the controller's node so, whatever its own name, the simulator knows
-whom to wait for."""
-CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
-                         'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller')
-"""Our example controllers, which read no clock (each answer carries its state's stamp):
-started without use_sim_time, as /clock would cost each control period a message in the
-simulator and a callback in the controller, and change nothing."""
-RUNNER_NODE = 'scenario_runner'
-"""The runner's node: an observer of the run (sync_observers), the recorder when recording."""
-
-
-def module_of(command: Sequence[str]) -> Optional[str]:
-    """Return the module a controller command runs (`python -m MODULE ...`), or None."""
-    command = list(command)
-    if len(command) >= 3 and command[1] == '-m' and command[0].rsplit('/', 1)[-1].startswith(
-            'python'):
-        return command[2]
-    return None
-
-
-def _controller_command(spec: Dict[str, Any]) -> List[str]:
-    command = list(spec['controller']['command'])
-    clockless = module_of(command) in CLOCKLESS_CONTROLLERS
-    if command[0] == 'python':
-        command[0] = sys.executable
-    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}']
-    if not clockless:
-        command += ['-p', 'use_sim_time:=true']
-    for name, value in spec['controller'].get('params', {}).items():
-        command += ['-p', f'{name}:={value}']
-    return command
-
-
-def _outputs(spec: Dict[str, Any]) -> List[str]:
-    """Return the command topics the controller answers on."""
-    default = MODE_OUTPUTS[spec['command_mode']]
-    outputs = spec['controller'].get('outputs', default)
-    if not set(outputs) <= set(OUTPUTS) or not outputs:
-        raise ScenarioError(f'controller.outputs must be a subset of {list(OUTPUTS)}')
-    return outputs
 
 
 class Observer:
@@ -359,7 +85,7 @@ class Observer:
             Parameter('use_sim_time', value=bool(record))])
         self.executor = EventsExecutor()
         self.executor.add_node(self.node)
-        self.outputs = _outputs(spec)
+        self.outputs = outputs(spec)
         self.odom: Dict[int, bytes] = {}      # the ground truth: what the metrics judge
         self.slip: Dict[int, bytes] = {}
         self.odom_fields = FieldReader(Odometry, ODOMETRY_FIELDS)
@@ -441,66 +167,10 @@ def _cdr_stamp(data: bytes) -> int:
     return sec * 1_000_000_000 + nanosec
 
 
-class LapCounter:
-    """
-    Distance driven along a closed path, from the positions seen.
-
-    Any spacing under half a lap will do: progress adds up the same on fewer
-    positions.
-    """
-
-    def __init__(self, spec: Dict[str, Any], path: ClosedPath, margin_m: float = 0.0):
-        """Count towards the scenario's stop_after_laps laps, plus margin_m."""
-        self.path = path
-        self.goal_m = spec['stop_after_laps'] * path.length_m + margin_m
-        self.wanted = spec['stop_after_laps'] > 0
-        self.progress_m, self.driven_m = None, 0.0
-
-    def add(self, progress_m: float) -> bool:
-        """Take the next located progress [m]; return whether the laps are done."""
-        if self.progress_m is not None:
-            self.driven_m += self.path.progress_step(self.progress_m, progress_m)
-        self.progress_m = progress_m
-        return self.wanted and self.driven_m >= self.goal_m
-
-
-def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
-    """Return the number of states up to the one where the laps are done (all if never)."""
-    laps = LapCounter(spec, path)
-    for index, progress_m in enumerate(path.locate_many(states['x'], states['y'])[0]):
-        if laps.add(progress_m):
-            return index + 1
-    return len(states['t'])
-
-
-def state_table(rows) -> Dict[str, np.ndarray]:
-    """
-    Return the columns of state rows (Observer.state), as the metrics read them.
-
-    t [s], x, y [m], yaw [rad] (of the pose's quaternion), vx, vy [m/s] and
-    yaw_rate [rad/s] (body frame), max_slip_angle_rad (the largest tyre's).
-    """
-    rows = list(rows)
-    columns = list(zip(*rows)) if rows else [()] * len(STATE_COLUMNS)
-    return {name: np.array(values, dtype=float) for name, values in zip(STATE_COLUMNS,
-                                                                        columns)}
-
-
-STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'max_slip_angle_rad')
 ODOMETRY_FIELDS = ['pose.pose.position.x', 'pose.pose.position.y'] + [
     f'pose.pose.orientation.{axis}' for axis in 'xyzw'] + [
     'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z']
 """The fields of the true odometry a state row is made of."""
-
-
-def quaternion_yaw(x: float, y: float, z: float, w: float) -> float:
-    """Return the yaw [rad] of a quaternion, as the metrics read a pose's heading."""
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-
-
-def cut(states: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
-    """Return the first `count` states."""
-    return {name: values[:count] for name, values in states.items()}
 
 
 def _simulator_says(folder: str) -> str:
@@ -559,7 +229,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         # first state (the simulator waits for its observer) and unpauses it.
         processes.append(start(_simulator_command(spec, path, folder, bool(record)),
                                os.path.join(folder, 'simulator.log')))
-        processes.append(start(_controller_command(spec),
+        processes.append(start(controller_command(spec),
                                os.path.join(folder, 'controller.log')))
         wall_start = time.monotonic()
         if not observer.spin_until(lambda: observer.has_state(0),
@@ -612,144 +282,6 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
     states = cut(states, lap_end(spec, path, states))
     return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
-
-
-def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
-    """
-    Return the stamp of the first state the controller must have answered to pass.
-
-    The controller answers odometry; late odometry (a sensor latency) comes
-    first at the publishing instant at or after its delay, so simulated time
-    runs to there before the controller's first answer is needed.
-    """
-    from .sensors import load_profile
-    odometry = load_profile(spec['sensors'], spec['sensor_overrides']).channels.get('odometry')
-    delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
-    return -(-delay_ns // period_ns) * period_ns
-
-
-@functools.lru_cache(maxsize=8)
-def stage_surface(stage: str):
-    """Return surface_from(stage), loaded once per process (nothing changes a surface)."""
-    return surface_from(stage)
-
-
-def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the path-following metrics and their time series (result: path, states)."""
-    path, states = result['path'], result['states']
-    surface = stage_surface(spec['stage'])
-    off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
-    heading, speed = [], []
-    laps, completion = LapCounter(spec, path), None
-    progress, cross, path_heading = path.locate_many(states['x'], states['y'])
-    for t, yaw, vx, vy, progress_m, path_yaw in zip(
-            *(states[c] for c in ('t', 'yaw', 'vx', 'vy')), progress, path_heading):
-        if laps.add(progress_m) and completion is None:
-            completion = float(t)
-        heading.append((yaw - path_yaw + math.pi) % (2.0 * math.pi) - math.pi)
-        speed.append(math.hypot(vx, vy))
-    off = surface.grip_at(states['x'], states['y']) == off_road_grip
-    t, cross, heading = states['t'], np.array(cross), np.array(heading)
-    dt = np.diff(t, append=t[-1])
-    metrics = {
-        'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
-        'cross_track_max_m': float(np.max(np.abs(cross))),
-        'heading_error_rms_rad': float(np.sqrt(np.mean(heading ** 2))),
-        'completion_time_s': completion if completion is not None else math.inf,
-        'off_road_time_s': float(np.sum(dt[off])),
-        'mean_speed_m_s': float(np.mean(speed)),
-    }
-    series = {'t': t, 'speed_m_s': np.array(speed),
-              'max_slip_angle_rad': states['max_slip_angle_rad'], 'x': states['x'],
-              'y': states['y'],
-              'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
-    return {'metrics': metrics, 'series': series}
-
-
-def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the drift metrics (after settle_s) and their time series (result: path, states)."""
-    points, s = result['path'].points, result['states']
-    center = points.mean(axis=0)
-    radius = float(np.mean(np.hypot(*(points - center).T)))
-    beta = np.array([math.degrees(math.atan2(vy, vx)) if abs(vx) > 0.5 else 0.0
-                     for vx, vy in zip(s['vx'], s['vy'])])
-    radius_error = np.array([math.hypot(x - center[0], y - center[1]) - radius
-                             for x, y in zip(s['x'], s['y'])])
-    speed = np.array([math.hypot(vx, vy) for vx, vy in zip(s['vx'], s['vy'])])
-    t, yaw_rate = s['t'], s['yaw_rate']
-    window = t >= spec['settle_s']
-    dt = np.diff(t, append=t[-1])
-    metrics = {
-        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
-        'sideslip_std_deg': float(np.std(np.abs(beta[window]))),
-        'yaw_rate_mean_rad_s': float(np.mean(yaw_rate[window])),
-        'radius_error_rms_m': float(np.sqrt(np.mean(radius_error[window] ** 2))),
-        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
-        'mean_speed_m_s': float(np.mean(speed[window])),
-    }
-    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
-              'x': s['x'], 'y': s['y'],
-              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
-                         'radius error [m]': radius_error}, 'targets': {}}
-    if spec['equilibrium']:
-        target = drift_target(spec)
-        aimed = (math.degrees(target.sideslip_rad), target.yaw_rate_rad_s, target.speed_m_s)
-        for name, values, goal in zip(TARGET_METRICS, (beta, yaw_rate, speed), aimed):
-            metrics[name] = float(np.sqrt(np.mean((values[window] - goal) ** 2)))
-        series['targets'] = {'sideslip [deg / 10]': aimed[0] / 10.0,
-                             'yaw rate [rad/s]': aimed[1], 'speed': aimed[2]}
-    return {'metrics': metrics, 'series': series}
-
-
-def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """
-    Return the metrics of drifts with transitions (after settle_s) and their time series.
-
-    The lateral error is to the path followed continuously from its start
-    (its branches touch at the crossing); a transition is the car passing a
-    point where the path's turn changes side after the start, and its regain
-    time how long after it |sideslip| reached REGAIN_DEG on the new
-    side (negative turning left, REP-103); inf if never.
-    """
-    path, s = result['path'], result['states']
-    t = s['t']
-    progress, lateral = path.track(s['x'], s['y'], start_m=0.0)
-    beta = np.degrees(np.arctan2(s['vy'], s['vx']))
-    speed = np.hypot(s['vx'], s['vy'])
-    window = t >= spec['settle_s']
-    dt = np.diff(t, append=t[-1])
-    regains = []
-    for flip_m, side in path.turn_flips():
-        laps = np.arange(math.floor((progress[0] + START_M - flip_m) / path.length_m) + 1,
-                         math.floor((progress[-1] - flip_m) / path.length_m) + 1)
-        for at_m in flip_m + laps * path.length_m:
-            k = int(np.argmax(progress >= at_m))
-            if t[k] < spec['settle_s']:
-                continue
-            regained = (t >= t[k]) & (-side * beta >= REGAIN_DEG)
-            if regained.any():
-                regains.append(float(t[np.argmax(regained)] - t[k]))
-            elif t[-1] - t[k] >= REGAIN_WITHIN_S:
-                regains.append(math.inf)
-    metrics = {
-        'lateral_error_rms_m': float(np.sqrt(np.mean(lateral[window] ** 2))),
-        'lateral_error_max_m': float(np.max(np.abs(lateral[window]))),
-        'transitions': float(len(regains)),
-        'regain_max_s': max(regains) if regains else math.inf,
-        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
-        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
-        'mean_speed_m_s': float(np.mean(speed[window])),
-    }
-    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
-              'x': s['x'], 'y': s['y'], 'targets': {},
-              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': s['yaw_rate'],
-                         'lateral error [m]': lateral}}
-    return {'metrics': metrics, 'series': series}
-
-
-METRIC_FUNCTIONS = {'path': path_metrics, 'drift': drift_metrics,
-                    'figure_eight': figure_eight_metrics}
-"""Each `metrics` kind's function: (spec, result) -> {'metrics', 'series'}."""
 
 
 def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
@@ -844,7 +376,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         spec = load_scenario(args.scenario)
-        _outputs(spec)
+        outputs(spec)
     except ScenarioError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2

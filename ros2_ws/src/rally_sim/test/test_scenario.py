@@ -193,7 +193,7 @@ def test_exact_odometry_on_its_own_schedule_gives_the_ideal_run(tmp_path):
     profile.write_text('odometry: {rate_hz: 50.0}\nimu: {rate_hz: 100.0, delay_s: 0.005}\n')
     # in-process: the engine gives the ROS runs' metrics bit for bit (test_inprocess.py)
     from rally_sim.campaign.inprocess import run_scenario as run_in_process
-    from rally_sim.scenario_runner import load_scenario
+    from rally_sim.scenarios.spec import load_scenario
     metrics = []
     for name, changes in (('ideal', {}), ('own', {'sensors': str(profile)})):
         spec = load_scenario(str(short_scenario(tmp_path, name, **changes)))
@@ -213,7 +213,7 @@ def test_exact_odometry_on_its_own_schedule_gives_the_ideal_run(tmp_path):
      "key 'equilibrium.surface' must be one of"),
 ])
 def test_a_bad_equilibrium_target_is_refused_naming_the_key(change, said):
-    from rally_sim.scenario_runner import check_scenario, load_scenario, ScenarioError
+    from rally_sim.scenarios.spec import check_scenario, load_scenario, ScenarioError
     spec = dict(load_scenario('drift_skid_pad'), **change)
     spec.pop('file')
     with pytest.raises(ScenarioError, match=said):

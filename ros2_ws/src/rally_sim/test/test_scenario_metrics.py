@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rally_sim.control.path import ClosedPath
 from rally_sim.resources import config_file
-from rally_sim.scenario_runner import figure_eight_metrics
+from rally_sim.scenarios.metrics import figure_eight_metrics
 from rally_sim.stages import read_path
 
 RADIUS, SPEED, PERIOD = 15.0, 9.0, 0.02

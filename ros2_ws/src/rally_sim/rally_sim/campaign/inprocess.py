@@ -1,17 +1,16 @@
 """
 The in-process engine: a scenario run without ROS processes, for our own controllers.
 
-The simulator's own parts, as the node composes them: the vehicle, the
-command intake, the sensor profile and the stepping rule (ros/stepping.py).
-At each state the controller answers (each odometry message in the ROS
-run) the controller's law (campaign/controllers.py: the path follower, the
-drift controller, MPPI) answers it with the messages its node publishes,
-and the intake takes them as the node takes them; then time runs to the
-next one. The metrics are computed as the scenario runner computes them,
-on the ground truth at each publishing instant. So a run gives the ROS
-run's metrics to the last bit: the one thing a message changes, the
-ackermann_msgs fields being float32, is done here too (tests: each
-controller against its ROS run).
+The simulator node's own session (sim/: the vehicle, the command intake,
+the sensor profile and the stepping rule), with this engine as its front
+end. At each state the controller answers (each odometry message in the
+ROS run) the controller's law (control/laws/, as its node runs it) answers
+it with the commands its node publishes, and the session takes them as the
+node's intake takes them; then time runs to the next one. The metrics are
+computed as the scenario runner computes them, on the ground truth at each
+publishing instant. So a run gives the ROS run's metrics to the last bit:
+the one thing a message changes, the ackermann_msgs fields being float32,
+the laws do too (tests: each controller against its ROS run).
 
 Other controllers run with the ros engine.
 """
@@ -20,23 +19,19 @@ import logging
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-from rally_sim_msgs.msg import DriverCommand, WheelTorqueCommand
 
-from .controllers import (
-    check_controller, closed_path, law_for, planar, planar_of, Steering, WheelState)
+from .controllers import check_controller, closed_path, law_for, planar, planar_of
+from ..control.interface import PlanarState, quaternion, WheelState
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..resources import config_file
-from ..ros import stepping
-from ..ros.commands import CommandIntake
-from ..ros.conversions import quaternion
-from ..ros.odometry import PlanarState
-from ..ros.reports import Reports
-from ..scenario_runner import (
-    cut, judge, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, PHYSICS_RATE_HZ,
-    quaternion_yaw, stage_surface, STATE_COLUMNS, vehicle_config)
-from ..sensors import load_profile, Sensors
+from ..scenarios.metrics import (
+    cut, judge, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, quaternion_yaw,
+    STATE_COLUMNS)
+from ..scenarios.spec import PHYSICS_RATE_HZ, stage_surface, vehicle_config
+from ..sensors import load_profile
+from ..sim import Front, Session, Start
 
 NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
 """The simulator's parameters that a scenario run leaves at their defaults."""
@@ -56,57 +51,38 @@ def supported(spec: Dict[str, Any]) -> Optional[str]:
     return None
 
 
-class InProcessRun:
-    """One scenario run: the simulator's parts and the path follower's law, in turn."""
+class InProcessRun(Front):
+    """One scenario run: the simulator's session and the controller's law, in turn."""
 
     def __init__(self, spec: Dict[str, Any], path: ClosedPath):
-        """Build the car at the path's start, its intake, its sensors and the law."""
+        """Build the session with the car at the path's start, and the law."""
         try:
             self.law = law_for(spec['controller'])
         except ValueError as error:
             raise InProcessError(str(error)) from None
         self.spec, self.path = spec, path
-        self.vehicle = Vehicle(vehicle_config(spec), stage_surface(spec['stage']))
-        self.step_ns = round(1e9 / PHYSICS_RATE_HZ)
-        self.dt = self.step_ns / 1e9
-        self.sim_steps = 0
-        self.publish_every = max(1, round(1.0 / ((1.0 / spec['control_period_s']) * self.dt)))
-        self.marker_every = self.markers_at = 0
-        settings = dict(NODE_DEFAULTS, command_mode=spec['command_mode'])
-        self.intake = CommandIntake(self.vehicle, settings,
-                                    Reports(logging.getLogger('rally_sim.inprocess')),
-                                    self.dt, lambda: self.sim_steps)
-        self.handlers = {Steering: self.intake.on_ackermann,
-                         DriverCommand: self.intake.on_driver,
-                         WheelTorqueCommand: self.intake.on_torque}
-        self.sensors = Sensors(load_profile(spec['sensors'], spec['sensor_overrides']),
-                               spec['seed_in_use'],
-                               self.step_ns, self.publish_every * self.step_ns,
-                               self.vehicle.surface.datum)
         start_x, start_y = path.points[0]
-        self.vehicle.reset(x=float(start_x), y=float(start_y),
-                           yaw=path.locate(start_x, start_y).heading_rad,
-                           vx=float(spec['initial_speed_m_s']))
-        self.intake.speed.reset()
-        self.intake.push(integrate=False)
-        self.odometry_is_truth = 'odometry' in self.sensors.with_outputs
+        self.session = Session(
+            Vehicle(vehicle_config(spec), stage_surface(spec['stage'])),
+            load_profile(spec['sensors'], spec['sensor_overrides']), spec['seed_in_use'],
+            physics_rate_hz=PHYSICS_RATE_HZ, publish_rate_hz=1.0 / spec['control_period_s'],
+            settings=dict(NODE_DEFAULTS, command_mode=spec['command_mode']),
+            start=Start(float(start_x), float(start_y),
+                        path.locate(start_x, start_y).heading_rad,
+                        float(spec['initial_speed_m_s'])),
+            logger=logging.getLogger('rally_sim.inprocess'), front=self)
+        self.vehicle = self.session.vehicle
+        self.odometry_is_truth = 'odometry' in self.session.sensors.with_outputs
         self.truth: Dict[int, tuple] = {}
         self.wheels: Dict[int, WheelState] = {}
         self.odometry: Optional[Tuple[int, PlanarState]] = None   # stamp [ns], as read
-
-    def stop_requested(self) -> bool:
-        """Never: a run ends when its states are all there."""
-        return False
 
     def failed(self, error: FloatingPointError) -> None:
         """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
         raise RuntimeError(f'{error} (the ROS run would restart from the initial state)')
 
-    def at_step(self, publish: bool, markers: bool) -> bool:
-        """Measure what is due, keep the truth at a publishing instant, note the odometry."""
-        self.sensors.measure(self.sim_steps, self.vehicle)
-        delivered = self.sensors.delivered(self.sim_steps)
-        now_ns = self.sim_steps * self.step_ns
+    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
+        """Keep the truth at a publishing instant; note the odometry delivered."""
         odometry = None
         if publish:
             orientation = self._keep_truth(now_ns)
@@ -150,23 +126,24 @@ class InProcessRun:
                     'answers odometry stamped at the publishing instants only (a sensor '
                     'profile whose odometry is measured with the outputs)')
             self.wheels = {t: w for t, w in self.wheels.items() if t > stamp_ns}
-        for message in self.law.answer(stamp_ns, state, wheels):
-            self.handlers[type(message)](message)
+        for command in self.law.answer(stamp_ns, state, wheels):
+            self.session.take(command)
 
     def run(self) -> Dict[str, Any]:
         """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
         spec, path = self.spec, self.path
         period_ns = round(spec['control_period_s'] * 1e9)
         laps = LapCounter(spec, path, margin_m=1e-6)
-        self.at_step(publish=True, markers=False)
+        session = self.session
+        session.at_step(publish=True, markers=False)
         stamp, stamps = 0, []
         while True:
             while stamp + period_ns not in self.truth:
                 if self.odometry is not None:
                     self.answer()
-                before = self.sim_steps
-                stepping.advance(self, MAX_STEPS, until_state=True)
-                if self.sim_steps == before:
+                before = session.sim_steps
+                session.advance(MAX_STEPS, until_state=True)
+                if session.sim_steps == before:
                     raise RuntimeError('simulated time did not advance')
             stamps.append(stamp)
             if stamp >= spec['duration_s'] * 1e9 or (

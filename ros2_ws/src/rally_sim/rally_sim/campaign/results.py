@@ -17,7 +17,7 @@ import os
 from typing import Any, Dict, List
 
 from .spec import Campaign, Run
-from ..scenario_runner import METRICS
+from ..scenarios.spec import METRICS
 
 TAIL = ['simulated_s', 'wall_s', 'cpu_s', 'attempts', 'error', 'folder', 'key']
 

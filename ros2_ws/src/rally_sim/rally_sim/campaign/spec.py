@@ -44,7 +44,7 @@ import numpy as np
 
 from ..physics import ConfigError
 from ..resources import read_shipped
-from ..scenario_runner import (
+from ..scenarios.spec import (
     check_scenario, KEYS, load_scenario, MAX_SEED, OPTIONAL, ScenarioError, vehicle_config)
 
 CAMPAIGN_KEYS = {'name': str, 'scenario': str, 'matrix': dict, 'sample': dict, 'repeat': int,

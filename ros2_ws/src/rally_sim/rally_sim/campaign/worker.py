@@ -68,7 +68,7 @@ def cpu_seconds() -> float:
 def prepare_inprocess() -> None:
     """Load the kernels in-process runs call (the physics, the path's), once, before any run."""
     from ..control import path_kernels
-    from ..ros.simulator_node import prepare
+    from ..sim import prepare
     prepare()
     path_kernels.prepare()
 

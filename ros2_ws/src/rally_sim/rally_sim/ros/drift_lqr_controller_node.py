@@ -13,8 +13,6 @@ linearisation with the circle's offset and course error in its state.
 """
 
 import math
-import os
-from typing import Dict, Union
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -22,114 +20,12 @@ from rally_sim_msgs.msg import DriverCommand, WheelSlip, WheelTorqueCommand
 from rclpy.node import Node
 
 from .answers import Answers
-from .odometry import planar_state, PlanarState
-from .parameters import declare, ParameterError, Spec
-from .state_pairs import OdometryWithWheels, stamp_ns
-from ..control.drift_figure_eight import DriftFigureEight
-from ..control.drift_lqr import DriftDesign, DriftLqr
-from ..control.drift_transition import describe, design_keys, load_transition, Transition
-from ..physics import SURFACE_GRIP
-from ..physics.config import ConfigError, load_vehicle
-from ..resources import preset, shipped, vehicle_path
-
-DEFAULTS = DriftDesign()
-SPECS = {
-    'vehicle': Spec('rwd_gravel', 'the car the law is designed on: a preset ('
-                    + ', '.join(shipped('vehicles')) + ') or a vehicle file'),
-    'surface': Spec('gravel', 'the surface type it drifts on', choices=tuple(SURFACE_GRIP)),
-    'course': Spec('circle', 'circle: one circle round (center_x_m, center_y_m); figure_eight: '
-                   'two circles of radius_m touching at (center_x_m, center_y_m), crossed '
-                   'heading heading_deg, with a planned transition (the transition file)',
-                   choices=('circle', 'figure_eight')),
-    'radius_m': Spec(DEFAULTS.radius_m, 'circle radius [m]: positive counter-clockwise '
-                     '(a left-hand drift, negative sideslip), negative clockwise; on a '
-                     'figure eight, the first circle', -500.0, 500.0),
-    'center_x_m': Spec(DEFAULTS.center_x_m, 'circle centre x in odom [m]; on a figure eight, '
-                       'the crossing', -1e5, 1e5),
-    'center_y_m': Spec(DEFAULTS.center_y_m, 'circle centre y in odom [m]; on a figure eight, '
-                       'the crossing', -1e5, 1e5),
-    'heading_deg': Spec(90.0, 'figure eight: the direction of travel through the crossing, '
-                        'from odom x [deg]', -360.0, 360.0),
-    'transition': Spec('', 'figure eight: the planned transition, a shipped one ('
-                       + ', '.join(shipped('transitions')) + ') or a file written by '
-                       'python -m rally_sim.drift_transition for this vehicle, surface, '
-                       'radius, sideslip, command and gear'),
-    'sideslip_deg': Spec(math.degrees(DEFAULTS.sideslip_rad), 'the sideslip held [deg] '
-                         '(REP-103: negative round a left-hand circle)', -80.0, 80.0),
-    'command': Spec('driver', 'driver: throttle in the held gear on driver_cmd (the '
-                    "simulator's command_mode driver); torque: rear drive torques on "
-                    'wheel_torque_cmd (command_mode torque)', choices=('driver', 'torque')),
-    'gear': Spec(0, 'driver mode: the gear held (0: the highest with the clutch engaged at '
-                 "the circle's speed)", 0, 12),
-    'entry_s': Spec(DEFAULTS.entry_s, 'time over which the sideslip aimed at ramps up from '
-                    'grip driving [s]', 0.0, 120.0),
-    'wheel_speed_bandwidth_rad_s': Spec(DEFAULTS.wheel_speed_bandwidth_rad_s,
-                                        "the rear wheel speed loop's bandwidth [rad/s]",
-                                        0.1, 100.0),
-}
-
-
-def design_of(p: Dict) -> DriftDesign:
-    """Return the law's design from the node's parameters."""
-    return DriftDesign(radius_m=p['radius_m'], sideslip_rad=math.radians(p['sideslip_deg']),
-                       center_x_m=p['center_x_m'], center_y_m=p['center_y_m'],
-                       mode=p['command'], gear=p['gear'] or None, entry_s=p['entry_s'],
-                       wheel_speed_bandwidth_rad_s=p['wheel_speed_bandwidth_rad_s'])
-
-
-def law_of(p: Dict) -> Union[DriftLqr, DriftFigureEight]:
-    """Return the law the parameters name; ParameterError says which one is wrong."""
-    if abs(p['radius_m']) < 1.0:
-        raise ParameterError(f"parameter 'radius_m': {p['radius_m']} m is too small a circle")
-    try:
-        config = load_vehicle(vehicle_path(p['vehicle']))
-    except ConfigError as error:
-        raise ParameterError(f"parameter 'vehicle': {error}") from None
-    try:
-        law = DriftLqr(config, p['surface'], design_of(p))
-    except ValueError as error:
-        raise ParameterError(f'parameters radius_m, sideslip_deg, vehicle and surface: '
-                             f'{error}') from None
-    if p['course'] == 'circle':
-        return law
-    transition = transition_of(p, law)
-    return DriftFigureEight(config, p['surface'], design_of(p), math.radians(p['heading_deg']),
-                            transition, left=law)
-
-
-def transition_of(p: Dict, law: DriftLqr) -> Transition:
-    """Return the transition file's plan if it was designed for this law; else ParameterError."""
-    name = p['transition']
-    if not name:
-        raise ParameterError("parameter 'transition': a figure_eight needs a planned "
-                             'transition: python -m rally_sim.drift_transition writes one')
-    path = preset(name, 'transitions', '.yaml')
-    try:
-        transition = load_transition(path)
-    except ValueError as error:
-        raise ParameterError(f"parameter 'transition': {error}") from None
-    wanted = design_keys(os.path.splitext(os.path.basename(p['vehicle']))[0], law)
-    if transition.design != wanted:
-        raise ParameterError(
-            f"parameter 'transition': {name} was planned for {describe(transition.design)}, "
-            f'not for {describe(wanted)}: plan one with python -m rally_sim.drift_transition')
-    return transition
-
-
-def answer_state(law: DriftLqr, time_s: float, state: PlanarState, rear_omega):
-    """
-    Return the steer angle [rad] and the drive command for a state and the rear spins.
-
-    time_s: since the first state answered (the entry's ramp); the drive
-    command is a DriverCommand or the rear WheelTorqueCommand. The
-    in-process campaign engine answers with it too.
-    """
-    steer, drive = law.command(time_s, *state, rear_omega)
-    if law.driver:
-        return steer, DriverCommand(throttle=float(drive), gear=int(law.gear))
-    torques = WheelTorqueCommand()
-    torques.drive_torque = [0.0, 0.0, float(drive[0]), float(drive[1])]
-    return steer, torques
+from .command_messages import message_of
+from .odometry import planar_state, stamp_ns
+from .parameters import declare
+from .state_pairs import OdometryWithWheels
+from ..control.interface import WheelState
+from ..control.laws.drift_lqr import DriftLqrLaw, SPECS
 
 
 class DriftLqrNode(Node):
@@ -139,8 +35,8 @@ class DriftLqrNode(Node):
         """Declare parameters, design the law, subscribe to the state, publish commands."""
         super().__init__('drift_lqr_controller', **kwargs)
         p = declare(self, SPECS)
-        self.law = law_of(p)
-        self.start_ns = None
+        self.controller = DriftLqrLaw(p)
+        self.law = self.controller.law
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.drive_pub = (self.create_publisher(DriverCommand, 'driver_cmd', 10)
                           if self.law.driver
@@ -156,14 +52,9 @@ class DriftLqrNode(Node):
 
     def _answer(self, odom: Odometry, slip: WheelSlip) -> None:
         """Answer the state of one stamp: its odometry and its rear wheels' spins."""
-        stamp = stamp_ns(odom)
-        if self.start_ns is None:
-            self.start_ns = stamp
-        steer, drive = answer_state(self.law, (stamp - self.start_ns) / 1e9, planar_state(odom),
-                                    slip.wheel_angular_speed[2:])
-        steering = AckermannDriveStamped()
-        steering.header.stamp = drive.header.stamp = odom.header.stamp
-        steering.header.frame_id = odom.child_frame_id
-        steering.drive.steering_angle = float(steer)
-        self.answers.publish(self.steer_pub, steering)
-        self.answers.publish(self.drive_pub, drive)
+        steering, drive = self.controller.answer(
+            stamp_ns(odom), planar_state(odom),
+            WheelState(slip.wheel_angular_speed, slip.steer_angle))
+        self.answers.publish(self.steer_pub, message_of(steering, odom.header.stamp,
+                                                        odom.child_frame_id))
+        self.answers.publish(self.drive_pub, message_of(drive, odom.header.stamp))

@@ -13,39 +13,19 @@ torques), stamped with the state's stamp (lockstep-friendly).
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
-import numpy as np
 from rally_sim_msgs.msg import WheelSlip, WheelTorqueCommand
 from rclpy.node import Node
 
 from .answers import Answers
-from .odometry import planar_state
-from .parameters import declare, ParameterError, Spec
+from .command_messages import message_of
+from .odometry import planar_state, stamp_ns
+from .parameters import declare
 from .state_pairs import OdometryWithWheels
-from ..control.mppi import Mppi, MppiSettings
-from ..control.path import ClosedPath
+from ..control.interface import WheelState
+from ..control.laws.mppi import MppiLaw, SPECS
 from ..physics import batch
-from ..physics.config import ConfigError, load_vehicle
-from ..physics.model import OMEGA, STATE_SIZE, STEER
-from ..physics.surfaces import SurfaceError
-from ..resources import config_file, shipped, surface_from, vehicle_path
-from ..stages import read_path
-
-DEFAULTS = MppiSettings()
-SPECS = {
-    'vehicle': Spec('volvo_v40', "the simulator's vehicle file or preset name: "
-                    + ', '.join(shipped('vehicles'))),
-    'stage': Spec('rally_stage', 'the shipped stage to lap (its surface map and path): '
-                  + ', '.join(shipped('stages'))),
-    'samples': Spec(DEFAULTS.samples, 'sampled futures per control period', 2, 100000),
-    'horizon': Spec(DEFAULTS.horizon, 'control periods per future', 1, 1000),
-    'period_s': Spec(DEFAULTS.period_s, "control period [s]: the simulator's output period",
-                     0.001, 1.0),
-    'model_dt_s': Spec(DEFAULTS.model_dt_s, "the model's integration step [s]", 1e-4, 0.1),
-    'temperature': Spec(DEFAULTS.temperature, 'weighting temperature [cost units]', 1e-3, 1e4),
-    'target_speed_m_s': Spec(DEFAULTS.target_speed_m_s, 'speed above which it pays [m/s]',
-                             0.5, 80.0),
-    'seed': Spec(DEFAULTS.seed, 'seed of the sampling noise', 0, 2 ** 31 - 1),
-}
+from ..physics.config import load_vehicle
+from ..resources import vehicle_path
 
 
 def prepare() -> None:
@@ -60,18 +40,8 @@ class MppiNode(Node):
         """Declare parameters, build the batch model, subscribe and publish."""
         super().__init__('mppi_controller', **kwargs)
         p = declare(self, SPECS)
-        try:
-            config = load_vehicle(vehicle_path(p['vehicle']))
-        except ConfigError as error:
-            raise ParameterError(f"parameter 'vehicle': {error}") from None
-        try:
-            surface = surface_from(p['stage'])
-            path = ClosedPath(read_path(config_file(f"stages/{p['stage']}_path.csv")))
-        except (SurfaceError, OSError, ValueError) as error:
-            raise ParameterError(f"parameter 'stage': {error}") from None
-        settings = MppiSettings(**{name: p[name] for name in SPECS
-                                   if name not in ('vehicle', 'stage')})
-        self.mppi = Mppi(config, surface, path, settings)
+        self.law = MppiLaw(p)
+        settings = self.law.settings
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
         self.answers = Answers()
@@ -82,18 +52,9 @@ class MppiNode(Node):
 
     def _answer(self, odom: Odometry, slip: WheelSlip) -> None:
         """Answer the state of one stamp: its odometry and wheel state."""
-        state = np.zeros(STATE_SIZE)
-        state[:6] = planar_state(odom)
-        state[OMEGA:OMEGA + 4] = slip.wheel_angular_speed
-        state[STEER] = 0.5 * (slip.steer_angle[0] + slip.steer_angle[1])
-        steer, drive, brake, _ = self.mppi.command(state)
-        steering = AckermannDriveStamped()
-        steering.header.stamp = odom.header.stamp
-        steering.header.frame_id = odom.child_frame_id
-        steering.drive.steering_angle = steer
-        torques = WheelTorqueCommand()
-        torques.header.stamp = odom.header.stamp
-        torques.drive_torque = drive.tolist()
-        torques.brake_torque = brake.tolist()
-        self.answers.publish(self.steer_pub, steering)
-        self.answers.publish(self.torque_pub, torques)
+        steering, torques = self.law.answer(
+            stamp_ns(odom), planar_state(odom),
+            WheelState(slip.wheel_angular_speed, slip.steer_angle))
+        self.answers.publish(self.steer_pub, message_of(steering, odom.header.stamp,
+                                                        odom.child_frame_id))
+        self.answers.publish(self.torque_pub, message_of(torques, odom.header.stamp))

@@ -12,7 +12,7 @@ import math
 import time
 from typing import Dict
 
-from .reports import Reports
+from ..sim.reports import Reports
 
 
 class Pacing:

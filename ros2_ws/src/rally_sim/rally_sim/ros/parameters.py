@@ -7,16 +7,16 @@ start-up raises ParameterError naming it; at run time the node refuses it
 with the same reason and changes nothing.
 """
 
-from dataclasses import dataclass
-import math
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 from rclpy.node import Node
 import yaml
 
+from ..control.parameters import check as check_spec, is_integer, names
+from ..control.parameters import ParameterError, Spec  # noqa: F401  (imported from here too)
 from ..resources import shipped
 from ..stages import STAGES
 
@@ -24,25 +24,6 @@ NONE = ['']
 """An empty list of names as rcl's YAML can hold it: `['']` (`[]` has no type there)."""
 STANDARD = ('use_sim_time', 'start_type_description_service')
 """Parameters rclpy declares on every node itself."""
-
-
-class ParameterError(ValueError):
-    """A parameter value that cannot be used; the message names it."""
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One parameter: default, range or choices, meaning, and whether it may change live."""
-
-    default: Any
-    description: str
-    low: Optional[float] = None
-    high: Optional[float] = None
-    choices: Tuple[str, ...] = ()
-    live: bool = False
-    also: Tuple[str, ...] = ()
-    """Words a number parameter also takes (the seed: random)."""
-
 
 SPECS: Dict[str, Spec] = {
     'vehicle': Spec('volvo_v40', 'vehicle file (YAML) or preset name: '
@@ -134,7 +115,7 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
         if isinstance(spec.default, (float, list)) or spec.also:
             descriptor.dynamic_typing = True      # 1000 as well as 1000.0; [] as strings
-        if spec.low is not None and _is_int(spec.default):
+        if spec.low is not None and is_integer(spec.default):
             descriptor.integer_range = [IntegerRange(
                 from_value=int(spec.low), to_value=int(spec.high), step=1)]
         elif spec.low is not None:
@@ -162,11 +143,6 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
     return values
 
 
-def names(value) -> List[str]:
-    """Return the names of a list parameter, without the empty entries (`['']`: none)."""
-    return [name for name in value if name]
-
-
 def parameter_files(argv: List[str]) -> List[str]:
     """Return the files given with --params-file in a command line's ROS arguments."""
     return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == '--params-file']
@@ -187,40 +163,9 @@ def _source(name: str) -> str:
     return ''
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]:
-    """Return why `value` is not allowed for `name`, or None."""
-    spec = (SPECS if specs is None else specs)[name]
-    if isinstance(spec.default, list):
-        if value is None:
-            return (f"parameter '{name}' has no type: rcl's YAML gives an empty list [] "
-                    "none; write [''] for no names")
-        if not isinstance(value, (list, tuple)) or not all(
-                isinstance(v, str) and (v.strip('/') or not v) for v in value):
-            return (f"parameter '{name}' = {value!r} must be a list of node names "
-                    "([''] for none)")
-        return None
-    if spec.choices and value not in spec.choices:
-        return f"parameter '{name}' = {value!r} must be one of {list(spec.choices)}"
-    if spec.also and value in spec.also:
-        return None
-    if _is_int(spec.default):
-        if not _is_int(value):
-            words = ''.join(f' or {word}' for word in spec.also)
-            return f"parameter '{name}' = {value!r} must be an integer{words}"
-        if spec.low is not None and not spec.low <= value <= spec.high:
-            return (f"parameter '{name}' = {value!r} is out of range "
-                    f'[{spec.low:g}, {spec.high:g}]: {spec.description}')
-    if isinstance(spec.default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"parameter '{name}' = {value!r} must be a number"
-        if not (math.isfinite(value) and spec.low <= value <= spec.high):
-            return (f"parameter '{name}' = {value!r} is out of range "
-                    f'[{spec.low:g}, {spec.high:g}]: {spec.description}')
-    return None
+    """Return why `value` is not allowed for `name` (default: of the simulator), or None."""
+    return check_spec(name, value, SPECS if specs is None else specs)
 
 
 def refuse_or_accept(parameters, apply) -> SetParametersResult:

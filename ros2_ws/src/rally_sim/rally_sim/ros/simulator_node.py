@@ -17,9 +17,12 @@ odometry message is published, and the simulator advances only when each
 listed controller has answered it with commands stamped as it is (see
 synchronous.py).
 
-The concerns live in their own modules, composed here: pacing.py,
-commands.py (command intake, watchdog, speed controller), outputs.py (the
-truth and the measurements), synchronous.py, start.py (observers).
+The simulation itself is a ROS-free session (sim/: the car, the command
+intake with its watchdog and speed controller, the sensors, the stepping
+rule, reset and teleport), which the in-process engine and Gymnasium drive
+too. The node adds the ROS parts, in their own modules: command_messages.py
+(messages to commands), outputs.py (the truth and the measurements
+published), pacing.py, synchronous.py, start.py (observers).
 """
 
 import functools
@@ -35,42 +38,27 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 from transforms3d.euler import quat2euler
 
-from . import conversions, stepping
-from .commands import COMMAND_TYPES, CommandIntake, CONTROL_PERIOD_S
+from . import conversions
+from .command_messages import COMMAND_TYPES, message_handlers
 from .outputs import Outputs
 from .pacing import Pacing
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
-from .reports import non_finite, Reports
 from .stage_topics import StageTopics
 from .start import StartGate
 from .synchronous import SynchronousMode
 from .trail import Trail
-from ..physics import DriverCommand, jit, load_vehicle, Vehicle
+from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path
-from ..sensors import load_profile, SensorError, Sensors
+from ..sensors import load_profile, SensorError
+from ..sim import prepare, Session, Start  # noqa: F401  prepare: entry.run_node_process
+from ..sim.reports import non_finite
 
 MAX_STEPS_PER_CALL = 1_000_000
 """The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
 
 
-def prepare() -> None:
-    """
-    Load (or compile) the physics kernels before ROS starts.
-
-    Called by the entry point while a signal still needs no clean-up; the
-    first tick then pays nothing for it (see entry.run_node_process).
-    """
-    car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))
-    car.advance(1, CONTROL_PERIOD_S)
-    car.run([0.0], [0.0], [[0.0] * 4], [[0.0] * 4], [0.0], [CONTROL_PERIOD_S])  # replay's
-    car = Vehicle(load_vehicle(vehicle_path('corvette_c5')))    # a drivetrain's helpers
-    car.set_command(DriverCommand(throttle=0.5))
-    car.advance(1, CONTROL_PERIOD_S)
-    car.full_drive_torque_n_m()
-
-
 class SimulatorNode(Node):
-    """One simulated car: its parameters, pacing, command intake and outputs, composed."""
+    """One simulated car: its session (sim/), with parameters, pacing and outputs."""
 
     def __init__(self, **kwargs):
         """Declare parameters, load the vehicle, create the ROS interfaces."""
@@ -79,34 +67,24 @@ class SimulatorNode(Node):
         s = self.settings
         try:
             config = load_vehicle(vehicle_path(s['vehicle']))
-            self.vehicle = Vehicle(config, surface_from(s['surface']))
+            vehicle = Vehicle(config, surface_from(s['surface']))
         except ValueError as error:
             raise ParameterError(f'{error}') from None
         if s['command_mode'] == 'driver':
-            self._need_drivetrain(ParameterError)
-        self.step_ns = round(1e9 / s['physics_rate_hz'])
-        self.dt = self.step_ns / 1e9
-        self.sim_steps = 0
-        self.publish_every = max(1, round(1.0 / (s['publish_rate_hz'] * self.dt)))
-        self.marker_every = (max(1, round(1.0 / (s['marker_rate_hz'] * self.dt)))
-                             if s['marker_rate_hz'] > 0 else 0)
-        self.reports = Reports(self.get_logger())
+            self._need_drivetrain(ParameterError, vehicle)
+        self.seed = self._seed()
+        self.session = self._session(vehicle)
+        self.reports = self.session.reports
         self.counters = self.reports.counters
         self.pacing = Pacing(s, self.dt, self.reports)
-        self.intake = CommandIntake(self.vehicle, s, self.reports, self.dt,
-                                    lambda: self.sim_steps)
         self._created_s = time.monotonic()
         self._observer_reports = 0
         self._lock = threading.Lock()
         self._published_at = -1
-        self.markers_at = 0
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
-        self._place_initial()
         prefix = self.get_namespace().strip('/')
         self.frames = conversions.Frames(f'{prefix}/' if prefix else '', s['odom_frame'],
                                          s['base_frame'])
-        self.seed = self._seed()
-        self.sensors = self._sensors()
         trail = (Trail(self.vehicle, self.frames, s['trail_length_s'], s['trail_colour'])
                  if s['trail_length_s'] > 0.0 else None)
         self.outputs = Outputs(self, self.vehicle, self.frames, s['publish_clock'],
@@ -150,6 +128,17 @@ class SimulatorNode(Node):
                 'numba is not available (or RALLY_SIM_NO_JIT is set): the physics runs as '
                 'plain Python, the slow path (about 100x slower)')
 
+    # ---- the session's parts, as the node's own ------------------------------
+
+    vehicle = property(lambda self: self.session.vehicle)
+    intake = property(lambda self: self.session.intake)
+    sensors = property(lambda self: self.session.sensors)
+    sim_steps = property(lambda self: self.session.sim_steps)
+    step_ns = property(lambda self: self.session.step_ns)
+    dt = property(lambda self: self.session.dt)
+    publish_every = property(lambda self: self.session.publish_every)
+    marker_every = property(lambda self: self.session.marker_every)
+
     # ---- set-up ------------------------------------------------------------
 
     def serialized(self, callback):
@@ -165,7 +154,7 @@ class SimulatorNode(Node):
     def _make_interfaces(self) -> None:
         """Subscribe to the commands (here, or in synchronous mode on the answer node)."""
         if not self.sync:
-            for topic, handler in self.intake.handlers().items():
+            for topic, handler in message_handlers(self.intake).items():
                 self.create_subscription(COMMAND_TYPES[topic], topic, self.serialized(handler),
                                          10)
         self.create_subscription(PoseWithCovarianceStamped, '/initialpose',
@@ -181,13 +170,18 @@ class SimulatorNode(Node):
             self.get_logger().info(f'seed: random, drew {seed} (seed:={seed} repeats this run)')
         return seed
 
-    def _sensors(self) -> Sensors:
-        """Return the sensors of the `sensors` profile (ParameterError naming the problem)."""
+    def _session(self, vehicle: Vehicle) -> Session:
+        """Return the session of the parameters (ParameterError naming a bad profile)."""
+        s = self.settings
         try:
-            return Sensors(load_profile(self.settings['sensors']), self.seed, self.step_ns,
-                           self.publish_every * self.step_ns, self.vehicle.surface.datum)
+            profile = load_profile(s['sensors'])
         except SensorError as error:
             raise ParameterError(f"parameter 'sensors': {error}") from None
+        return Session(vehicle, profile, self.seed, physics_rate_hz=s['physics_rate_hz'],
+                       publish_rate_hz=s['publish_rate_hz'], marker_rate_hz=s['marker_rate_hz'],
+                       settings=s, start=Start(s['initial_x'], s['initial_y'], s['initial_yaw'],
+                                               s['initial_speed']),
+                       logger=self.get_logger(), front=self)
 
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""
@@ -202,7 +196,7 @@ class SimulatorNode(Node):
         if self.settings['pacing'] == 'lockstep':
             raise ParameterError("parameter 'sync_controllers' needs pacing realtime or fast "
                                  '(lockstep steps on the step service only)')
-        sync = SynchronousMode(self, names, self.intake.handlers(), self.outputs.odom,
+        sync = SynchronousMode(self, names, message_handlers(self.intake), self.outputs.odom,
                                self.reports, self.settings)
         self.side_nodes.append(sync.answer_node)
         return sync
@@ -215,24 +209,16 @@ class SimulatorNode(Node):
                                  '(in lockstep, time runs on the step service only)')
         return StartGate(self, observers)
 
-    def _place_initial(self) -> None:
-        s = self.settings
-        self.vehicle.reset(x=s['initial_x'], y=s['initial_y'], yaw=s['initial_yaw'],
-                           vx=s['initial_speed'])
-        self.intake.speed.reset()
-        self.intake.push(integrate=False)
-
     # ---- parameters at run time -------------------------------------------
 
     def _apply_parameter(self, name: str, value, dry_run: bool) -> None:
         """Apply a live parameter; raise ValueError (before any change) if it cannot be."""
         if name == 'command_mode' and value == 'driver':
-            self._need_drivetrain(ValueError)
+            self._need_drivetrain(ValueError, self.vehicle)
         if name == 'surface':
             surface = surface_from(value)
             if not dry_run:
-                self.vehicle.surface = surface
-                self.sensors.place(surface.datum)
+                self.session.set_surface(surface)
                 self.get_logger().info(f'surface: {surface.description}')
                 if self.stage is not None:
                     self.stage.show(surface, self.sim_steps * self.step_ns)
@@ -246,11 +232,12 @@ class SimulatorNode(Node):
             if name == 'sync_paused' and not value and self.sync is not None:
                 self.advance_period()
 
-    def _need_drivetrain(self, error) -> None:
-        """Raise `error` if the vehicle has no drivetrain (command_mode driver needs one)."""
-        if not self.vehicle.has_drivetrain:
+    @staticmethod
+    def _need_drivetrain(error, vehicle: Vehicle) -> None:
+        """Raise `error` if `vehicle` has no drivetrain (command_mode driver needs one)."""
+        if not vehicle.has_drivetrain:
             raise error(f"parameter 'command_mode' driver needs a vehicle with a drivetrain; "
-                        f"'{self.vehicle.config['name']}' has none (drivetrain.layout none)")
+                        f"'{vehicle.config['name']}' has none (drivetrain.layout none)")
 
     # ---- teleport and reset ------------------------------------------------
 
@@ -267,24 +254,20 @@ class SimulatorNode(Node):
                               'quaternion (w = x = y = z = 0), not a rotation')
             return
         yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
-        self.vehicle.reset(x=p.position.x, y=p.position.y, yaw=yaw)
+        self.session.teleport(p.position.x, p.position.y, yaw)
         self._forget_measurements()
-        self.intake.speed.reset()
-        self.intake.push(integrate=False)
         self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
                                f'yaw={yaw:.3f}, at rest')
         self.at_step(publish=True, markers=True)
 
     def _forget_measurements(self) -> None:
-        """Drop what the sensors measured before a jump (reset, teleport): none of it holds."""
-        self.sensors.reset()
+        """Drop what was measured before a jump (reset, teleport): none of it holds."""
         self.outputs.measured.forget()
         if self.outputs.trail is not None:
             self.outputs.trail.clear()
 
     def _on_reset(self, request, response):
-        self.intake.reset()
-        self._place_initial()
+        self.session.reset()
         self._forget_measurements()
         self.at_step(publish=True, markers=True)
         response.success = True
@@ -294,13 +277,13 @@ class SimulatorNode(Node):
     # ---- stepping ----------------------------------------------------------
 
     def advance(self, steps: int, until_state: bool = False) -> None:
-        """Take up to `steps` physics steps (see stepping.advance: the same for in-process)."""
-        stepping.advance(self, steps, until_state)
+        """Take up to `steps` physics steps (sim/stepping.py: the same for every front end)."""
+        self.session.advance(steps, until_state)
 
     def failed(self, error: FloatingPointError) -> None:
-        """Non-finite physics: say so and start again from the initial state."""
+        """Non-finite physics (the session's front end): say so, start again from the start."""
         self.get_logger().error(f'{error}; resetting to the initial state')
-        self._place_initial()
+        self.session.restart()
         self._forget_measurements()
 
     def _tick(self) -> None:
@@ -357,9 +340,10 @@ class SimulatorNode(Node):
         """
         if not self.start_gate.open:
             return False
-        self.sensors.measure(self.sim_steps, self.vehicle)
-        delivered = self.sensors.delivered(self.sim_steps)
-        now_ns = self.sim_steps * self.step_ns
+        return self.session.at_step(publish, markers)
+
+    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
+        """Publish an instant's outputs (the session's front end); True for odometry."""
         odometry = None
         if publish:
             self._published_at = self.sim_steps

@@ -13,11 +13,7 @@ from rally_sim_msgs.msg import WheelSlip
 from rclpy.node import Node
 
 from .answers import Answers
-
-
-def stamp_ns(msg) -> int:
-    """Return a message's header stamp in nanoseconds."""
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+from .odometry import stamp_ns
 
 
 class OdometryWithWheels:

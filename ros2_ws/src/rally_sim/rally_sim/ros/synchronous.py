@@ -17,9 +17,10 @@ from typing import Callable, Dict
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from .commands import COMMAND_TOPICS, COMMAND_TYPES
-from .reports import Reports
+from .command_messages import COMMAND_TYPES
 from .sync import APPLY, full_name, STALE, SyncGate, WRONG
+from ..sim.intake import COMMAND_TOPICS
+from ..sim.reports import Reports
 
 REPUBLISH_S = 1.0
 """The state waited on is published again after this many wall seconds without all

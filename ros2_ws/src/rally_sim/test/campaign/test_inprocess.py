@@ -17,7 +17,7 @@ import pytest
 from rally_sim.campaign.controllers import check_controller, module_of
 from rally_sim.campaign.inprocess import InProcessError, run_scenario
 from rally_sim.resources import config_file
-from rally_sim.scenario_runner import load_scenario
+from rally_sim.scenarios.spec import load_scenario
 import yaml
 
 DRIFT = {'duration_s': 4.0, 'settle_s': 1.0,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from rally_sim.campaign.spec import CampaignError, derived_seed, load_campaign
 from rally_sim.physics import load_vehicle
-from rally_sim.scenario_runner import load_scenario, vehicle_config, vehicle_file
+from rally_sim.scenarios.spec import load_scenario, vehicle_config, vehicle_file
 import yaml
 
 
@@ -56,7 +56,7 @@ def test_parameters_reach_the_scenario_and_the_vehicle_file_the_simulator_loads(
 
 
 def test_sensor_keys_reach_the_profile_the_simulator_loads(tmp_path):
-    from rally_sim.scenario_runner import sensor_file
+    from rally_sim.scenarios.spec import sensor_file
     from rally_sim.sensors import load_profile
     tree = {'matrix': {'sensors': ['typical'], 'sensors.imu.gyro.stddev': [0.01],
                        'sensors.odometry.delay_s': [0.05]}}

@@ -1,21 +1,22 @@
 """
-The simulator node's command intake: command messages in, the vehicle's command held.
+The command intake: commands in (control/interface.py), the vehicle's command held.
 
-Checks each command message (a non-finite field drops it, a command for
-another command_mode is ignored), holds what it asks for, runs the watchdog
-and, in speed mode, the speed controller once per control period, and gives
-the vehicle the command in force. No ROS entities here: the node subscribes
-and calls in.
+Checks each command (a non-finite field drops it, a command for another
+command_mode is ignored), holds what it asks for, runs the watchdog and, in
+speed mode, the speed controller once per control period, and gives the
+vehicle the command in force. The reports name the topic a command came on
+(ackermann_cmd, wheel_torque_cmd, driver_cmd) and its message's fields: the
+node converts the messages, the in-process engine and Gymnasium give the
+commands directly.
 """
 
 from math import isfinite
 from typing import Callable, Dict
 
-from ackermann_msgs.msg import AckermannDriveStamped
 import numpy as np
-from rally_sim_msgs.msg import DriverCommand as DriverCommandMsg, WheelTorqueCommand
 
 from .reports import non_finite, Reports
+from ..control.interface import Ackermann, Pedals, WheelTorques
 from ..control.speed import SpeedController
 from ..physics import Command, CommandError, DriverCommand, Vehicle
 from ..physics.drivetrain import AUTOMATIC
@@ -24,8 +25,7 @@ from ..physics.model import VX
 CONTROL_PERIOD_S = 0.01
 """Commands, the watchdog and the speed controller are applied per this much sim time."""
 COMMAND_TOPICS = ('ackermann_cmd', 'wheel_torque_cmd', 'driver_cmd')
-COMMAND_TYPES = {'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
-                 'driver_cmd': DriverCommandMsg}
+"""The topics of the node's commands, named in reports: Ackermann, WheelTorques, Pedals."""
 
 
 class CommandIntake:
@@ -43,12 +43,18 @@ class CommandIntake:
         config = vehicle.config
         self.speed = SpeedController(config['mass_kg'], config['wheel_radius_m'],
                                      vehicle.drive_limit, vehicle.brake_limit)
+        self._by_type = {Ackermann: self.on_ackermann, WheelTorques: self.on_torque,
+                         Pedals: self.on_driver}
         self.reset()
 
     def handlers(self) -> Dict[str, Callable]:
-        """Return the message handler of each command topic."""
+        """Return the handler of each command topic's commands."""
         return {'ackermann_cmd': self.on_ackermann, 'wheel_torque_cmd': self.on_torque,
                 'driver_cmd': self.on_driver}
+
+    def take(self, command) -> None:
+        """Take an Ackermann, WheelTorques or Pedals command (see its on_ handler)."""
+        self._by_type[type(command)](command)
 
     def reset(self) -> None:
         """Forget every command: nothing steers, drives or brakes; the watchdog restarts."""
@@ -65,11 +71,10 @@ class CommandIntake:
         self.last_command_steps = self._steps()
         self.timed_out = False
 
-    # ---- messages ----------------------------------------------------------
+    # ---- commands ----------------------------------------------------------
 
-    def on_ackermann(self, msg: AckermannDriveStamped) -> None:
+    def on_ackermann(self, d: Ackermann) -> None:
         """Steering and, in speed mode, the target speed and acceleration."""
-        d = msg.drive
         steer, rate, speed, acceleration = (d.steering_angle, d.steering_angle_velocity,
                                             d.speed, d.acceleration)
         if not (isfinite(steer) and isfinite(rate) and isfinite(speed)
@@ -81,30 +86,31 @@ class CommandIntake:
         self.target_speed, self.target_acceleration = float(speed), abs(float(acceleration))
         self._received()
 
-    def on_torque(self, msg: WheelTorqueCommand) -> None:
+    def on_torque(self, command: WheelTorques) -> None:
         """Per-wheel drive and brake torques and the handbrake (command_mode torque)."""
-        fields = {'drive_torque': msg.drive_torque, 'brake_torque': msg.brake_torque,
-                  'handbrake': msg.handbrake}
+        fields = {'drive_torque': command.drive_torque, 'brake_torque': command.brake_torque,
+                  'handbrake': command.handbrake}
         if not self._usable('wheel_torque_cmd', fields, 'torque'):
             return
-        self.drive = np.array(msg.drive_torque, dtype=float)
-        self.brake = np.array(msg.brake_torque, dtype=float)
-        self.handbrake = float(msg.handbrake)
+        self.drive = np.array(command.drive_torque, dtype=float)
+        self.brake = np.array(command.brake_torque, dtype=float)
+        self.handbrake = float(command.handbrake)
         self._received()
 
-    def on_driver(self, msg: DriverCommandMsg) -> None:
+    def on_driver(self, command: Pedals) -> None:
         """Pedals, handbrake and gear (command_mode driver)."""
-        fields = {'throttle': msg.throttle, 'brake': msg.brake, 'handbrake': msg.handbrake}
+        fields = {'throttle': command.throttle, 'brake': command.brake,
+                  'handbrake': command.handbrake}
         if not self._usable('driver_cmd', fields, 'driver'):
             return
         try:
-            self.vehicle.check_gear(msg.gear)
+            self.vehicle.check_gear(command.gear)
         except CommandError as error:
             refused = self.reports.count('refused')
             self.reports.warn('refused', f'driver_cmd refused ({refused} so far): {error}')
             return
-        self.throttle, self.pedal = float(msg.throttle), float(msg.brake)
-        self.handbrake, self.gear = float(msg.handbrake), float(msg.gear)
+        self.throttle, self.pedal = float(command.throttle), float(command.brake)
+        self.handbrake, self.gear = float(command.handbrake), float(command.gear)
         self._received()
 
     def _usable(self, topic: str, fields: dict, mode: str) -> bool:

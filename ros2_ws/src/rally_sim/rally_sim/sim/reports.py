@@ -1,4 +1,4 @@
-"""What the simulator node tells its user: counted events and rate-limited warnings."""
+"""What the simulator tells its user: counted events and rate-limited warnings."""
 
 import math
 import time
@@ -23,10 +23,10 @@ def non_finite(fields: dict) -> str:
 
 
 class Reports:
-    """A node's logger with counters of what went wrong and warnings at most every 2 s."""
+    """A logger with counters of what went wrong and warnings at most every 2 s."""
 
     def __init__(self, logger):
-        """Report through `logger` (an rclpy logger)."""
+        """Report through `logger` (a logging.Logger or an rclpy logger: warning, info)."""
         self.logger = logger
         self.counters: Dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self._last_warn: Dict[str, float] = {}

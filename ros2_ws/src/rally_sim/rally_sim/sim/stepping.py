@@ -1,13 +1,12 @@
 """
 How simulated time advances: physics steps between control periods, sensors, outputs.
 
-It stops at control periods, sensor events and publishing instants.
-ROS-free: the simulator node and the in-process campaign engine
-(campaign/inprocess.py) step the same way, so their runs are the same run.
+It stops at control periods, sensor events and publishing instants. Every
+front end steps a session.Session, so their runs are the same run.
 
-A stepped simulation offers (the SimulatorNode does):
+A stepped simulation offers (session.Session does):
 - sim_steps: the step count, advanced here; dt: a step [s];
-- intake: control_steps and start_control_period() (commands.CommandIntake);
+- intake: control_steps and start_control_period() (intake.CommandIntake);
 - publish_every, marker_every (0: no markers), markers_at: steps between
   publishing instants and markers, the step of the last markers;
 - sensors.next_event(), vehicle.advance(steps, dt);

@@ -1,0 +1,75 @@
+"""
+What a controller reads and what it answers, as plain data: no ROS messages.
+
+The commands are the simulator's three command inputs (the session's
+intake takes them; the node converts ackermann_cmd, wheel_torque_cmd and
+driver_cmd to them), with the messages' field names and defaults. The
+states are what a controller reads from odom and wheel_slip.
+"""
+
+from dataclasses import dataclass, field
+from typing import List, NamedTuple, Sequence
+
+from transforms3d.euler import euler2quat, quat2euler
+
+GEAR_AUTOMATIC = -2
+"""DriverCommand's gear request: the gearbox shifts by itself."""
+
+
+@dataclass
+class Ackermann:
+    """Steering, and in command_mode speed the speed aimed at (ackermann_cmd's drive)."""
+
+    steering_angle: float = 0.0
+    steering_angle_velocity: float = 0.0
+    speed: float = 0.0
+    acceleration: float = 0.0
+    jerk: float = 0.0
+
+
+@dataclass
+class WheelTorques:
+    """Per-wheel drive and brake torques [N m], fl fr rl rr, and the handbrake 0..1."""
+
+    drive_torque: Sequence[float] = field(default_factory=lambda: [0.0] * 4)
+    brake_torque: Sequence[float] = field(default_factory=lambda: [0.0] * 4)
+    handbrake: float = 0.0
+
+
+@dataclass
+class Pedals:
+    """A driver's throttle, brake and handbrake (0..1) and gear request (driver_cmd)."""
+
+    throttle: float = 0.0
+    brake: float = 0.0
+    handbrake: float = 0.0
+    gear: int = GEAR_AUTOMATIC
+
+
+class PlanarState(NamedTuple):
+    """Pose in the odom frame and twist in the body frame, in the ground's plane."""
+
+    x: float
+    y: float
+    yaw: float
+    vx: float
+    vy: float
+    yaw_rate: float
+
+
+class WheelState(NamedTuple):
+    """What a controller reads from wheel_slip: wheel spins [rad/s] and front steer angles."""
+
+    wheel_angular_speed: Sequence[float]
+    steer_angle: Sequence[float]
+
+
+def quaternion(roll: float, pitch: float, yaw: float) -> List[float]:
+    """Return [x, y, z, w] (ROS order) of a fixed-axis roll, pitch, yaw rotation."""
+    w, x, y, z = euler2quat(roll, pitch, yaw, 'sxyz')
+    return [x, y, z, w]
+
+
+def yaw_of(x: float, y: float, z: float, w: float) -> float:
+    """Return the yaw of a quaternion given in ROS order, as a node reads it from odometry."""
+    return quat2euler((w, x, y, z), 'sxyz')[2]

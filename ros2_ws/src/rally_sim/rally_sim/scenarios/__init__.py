@@ -1,0 +1,1 @@
+"""Scenarios: their files, their metrics and verdicts, and their runs."""

@@ -1,0 +1,210 @@
+"""
+A scenario's metrics, on the ground truth at each publishing instant, and its verdict.
+
+ROS-free: the scenario runner computes them on the states it watched, the
+in-process engine on the session's truth, alike.
+"""
+
+import math
+from typing import Any, Dict
+
+import numpy as np
+
+from .spec import drift_target, stage_surface, TARGET_METRICS
+from ..control.drift_transition import REGAIN_DEG
+from ..control.path import ClosedPath
+from ..physics import SURFACE_GRIP
+from ..stages import STAGES
+
+DRIFT_SIDESLIP_DEG = 10.0
+"""A car with more sideslip than this counts as drifting."""
+START_M = 0.5
+"""A turn flip this close ahead of the run's start is where the car starts, not a transition."""
+REGAIN_WITHIN_S = 2.0
+"""A crossing this close to the run's end without the drift regained is not judged."""
+LAP_CHECK_EVERY = 10
+"""While running, laps are counted on every this-many states (the exact end is found after)."""
+STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'max_slip_angle_rad')
+
+
+class LapCounter:
+    """
+    Distance driven along a closed path, from the positions seen.
+
+    Any spacing under half a lap will do: progress adds up the same on fewer
+    positions.
+    """
+
+    def __init__(self, spec: Dict[str, Any], path: ClosedPath, margin_m: float = 0.0):
+        """Count towards the scenario's stop_after_laps laps, plus margin_m."""
+        self.path = path
+        self.goal_m = spec['stop_after_laps'] * path.length_m + margin_m
+        self.wanted = spec['stop_after_laps'] > 0
+        self.progress_m, self.driven_m = None, 0.0
+
+    def add(self, progress_m: float) -> bool:
+        """Take the next located progress [m]; return whether the laps are done."""
+        if self.progress_m is not None:
+            self.driven_m += self.path.progress_step(self.progress_m, progress_m)
+        self.progress_m = progress_m
+        return self.wanted and self.driven_m >= self.goal_m
+
+
+def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
+    """Return the number of states up to the one where the laps are done (all if never)."""
+    laps = LapCounter(spec, path)
+    for index, progress_m in enumerate(path.locate_many(states['x'], states['y'])[0]):
+        if laps.add(progress_m):
+            return index + 1
+    return len(states['t'])
+
+
+def state_table(rows) -> Dict[str, np.ndarray]:
+    """
+    Return the columns of state rows (Observer.state), as the metrics read them.
+
+    t [s], x, y [m], yaw [rad] (of the pose's quaternion), vx, vy [m/s] and
+    yaw_rate [rad/s] (body frame), max_slip_angle_rad (the largest tyre's).
+    """
+    rows = list(rows)
+    columns = list(zip(*rows)) if rows else [()] * len(STATE_COLUMNS)
+    return {name: np.array(values, dtype=float) for name, values in zip(STATE_COLUMNS,
+                                                                        columns)}
+
+
+def quaternion_yaw(x: float, y: float, z: float, w: float) -> float:
+    """Return the yaw [rad] of a quaternion, as the metrics read a pose's heading."""
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def cut(states: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
+    """Return the first `count` states."""
+    return {name: values[:count] for name, values in states.items()}
+
+
+def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the path-following metrics and their time series (result: path, states)."""
+    path, states = result['path'], result['states']
+    surface = stage_surface(spec['stage'])
+    off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
+    heading, speed = [], []
+    laps, completion = LapCounter(spec, path), None
+    progress, cross, path_heading = path.locate_many(states['x'], states['y'])
+    for t, yaw, vx, vy, progress_m, path_yaw in zip(
+            *(states[c] for c in ('t', 'yaw', 'vx', 'vy')), progress, path_heading):
+        if laps.add(progress_m) and completion is None:
+            completion = float(t)
+        heading.append((yaw - path_yaw + math.pi) % (2.0 * math.pi) - math.pi)
+        speed.append(math.hypot(vx, vy))
+    off = surface.grip_at(states['x'], states['y']) == off_road_grip
+    t, cross, heading = states['t'], np.array(cross), np.array(heading)
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
+        'cross_track_max_m': float(np.max(np.abs(cross))),
+        'heading_error_rms_rad': float(np.sqrt(np.mean(heading ** 2))),
+        'completion_time_s': completion if completion is not None else math.inf,
+        'off_road_time_s': float(np.sum(dt[off])),
+        'mean_speed_m_s': float(np.mean(speed)),
+    }
+    series = {'t': t, 'speed_m_s': np.array(speed),
+              'max_slip_angle_rad': states['max_slip_angle_rad'], 'x': states['x'],
+              'y': states['y'],
+              'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
+    return {'metrics': metrics, 'series': series}
+
+
+def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the drift metrics (after settle_s) and their time series (result: path, states)."""
+    points, s = result['path'].points, result['states']
+    center = points.mean(axis=0)
+    radius = float(np.mean(np.hypot(*(points - center).T)))
+    beta = np.array([math.degrees(math.atan2(vy, vx)) if abs(vx) > 0.5 else 0.0
+                     for vx, vy in zip(s['vx'], s['vy'])])
+    radius_error = np.array([math.hypot(x - center[0], y - center[1]) - radius
+                             for x, y in zip(s['x'], s['y'])])
+    speed = np.array([math.hypot(vx, vy) for vx, vy in zip(s['vx'], s['vy'])])
+    t, yaw_rate = s['t'], s['yaw_rate']
+    window = t >= spec['settle_s']
+    dt = np.diff(t, append=t[-1])
+    metrics = {
+        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'sideslip_std_deg': float(np.std(np.abs(beta[window]))),
+        'yaw_rate_mean_rad_s': float(np.mean(yaw_rate[window])),
+        'radius_error_rms_m': float(np.sqrt(np.mean(radius_error[window] ** 2))),
+        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'mean_speed_m_s': float(np.mean(speed[window])),
+    }
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
+              'x': s['x'], 'y': s['y'],
+              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': yaw_rate,
+                         'radius error [m]': radius_error}, 'targets': {}}
+    if spec['equilibrium']:
+        target = drift_target(spec)
+        aimed = (math.degrees(target.sideslip_rad), target.yaw_rate_rad_s, target.speed_m_s)
+        for name, values, goal in zip(TARGET_METRICS, (beta, yaw_rate, speed), aimed):
+            metrics[name] = float(np.sqrt(np.mean((values[window] - goal) ** 2)))
+        series['targets'] = {'sideslip [deg / 10]': aimed[0] / 10.0,
+                             'yaw rate [rad/s]': aimed[1], 'speed': aimed[2]}
+    return {'metrics': metrics, 'series': series}
+
+
+def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """
+    Return the metrics of drifts with transitions (after settle_s) and their time series.
+
+    The lateral error is to the path followed continuously from its start
+    (its branches touch at the crossing); a transition is the car passing a
+    point where the path's turn changes side after the start, and its regain
+    time how long after it |sideslip| reached REGAIN_DEG on the new
+    side (negative turning left, REP-103); inf if never.
+    """
+    path, s = result['path'], result['states']
+    t = s['t']
+    progress, lateral = path.track(s['x'], s['y'], start_m=0.0)
+    beta = np.degrees(np.arctan2(s['vy'], s['vx']))
+    speed = np.hypot(s['vx'], s['vy'])
+    window = t >= spec['settle_s']
+    dt = np.diff(t, append=t[-1])
+    regains = []
+    for flip_m, side in path.turn_flips():
+        laps = np.arange(math.floor((progress[0] + START_M - flip_m) / path.length_m) + 1,
+                         math.floor((progress[-1] - flip_m) / path.length_m) + 1)
+        for at_m in flip_m + laps * path.length_m:
+            k = int(np.argmax(progress >= at_m))
+            if t[k] < spec['settle_s']:
+                continue
+            regained = (t >= t[k]) & (-side * beta >= REGAIN_DEG)
+            if regained.any():
+                regains.append(float(t[np.argmax(regained)] - t[k]))
+            elif t[-1] - t[k] >= REGAIN_WITHIN_S:
+                regains.append(math.inf)
+    metrics = {
+        'lateral_error_rms_m': float(np.sqrt(np.mean(lateral[window] ** 2))),
+        'lateral_error_max_m': float(np.max(np.abs(lateral[window]))),
+        'transitions': float(len(regains)),
+        'regain_max_s': max(regains) if regains else math.inf,
+        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'mean_speed_m_s': float(np.mean(speed[window])),
+    }
+    series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
+              'x': s['x'], 'y': s['y'], 'targets': {},
+              'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': s['yaw_rate'],
+                         'lateral error [m]': lateral}}
+    return {'metrics': metrics, 'series': series}
+
+
+METRIC_FUNCTIONS = {'path': path_metrics, 'drift': drift_metrics,
+                    'figure_eight': figure_eight_metrics}
+"""Each `metrics` kind's function: (spec, result) -> {'metrics', 'series'}."""
+
+
+def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
+    """Return {metric: {value, min/max, passed}} and whether all passed."""
+    verdicts = {}
+    for metric, bound in thresholds.items():
+        value = metrics[metric]
+        passed = bool(value >= bound.get('min', -math.inf) and value <= bound.get('max', math.inf))
+        verdicts[metric] = {**bound, 'value': value, 'passed': passed}
+    return verdicts, all(v['passed'] for v in verdicts.values())

@@ -1,0 +1,304 @@
+"""
+A scenario file: its keys, their checks and defaults, and what a run is made of.
+
+ROS-free: the scenario runner (ROS processes) and the in-process engine read
+scenarios through it. See scenario_runner.py for what a scenario is.
+"""
+
+import functools
+import json
+import math
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence
+
+import yaml
+
+from ..physics import ConfigError, SURFACE_GRIP
+from ..physics.config import STEER_ALIASES
+from ..resources import read_shipped, surface_from, vehicle_path
+from ..sim.intake import COMMAND_TOPICS
+from ..stages import STAGES
+
+MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
+                'driver': ['ackermann_cmd', 'driver_cmd']}
+"""The command topics a controller answers on in each command mode (by default)."""
+KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
+        'initial_speed_m_s': (int, float), 'duration_s': (int, float),
+        'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
+        'settle_s': (int, float), 'thresholds': dict}
+OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
+            'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
+            'equilibrium': (dict, {})}
+"""Keys a scenario may leave out: their types and defaults."""
+MAX_SEED = 2 ** 31 - 1
+INITIAL_SPEED_LIMIT_M_S = 100.0
+METRICS = {
+    'path': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
+             'completion_time_s', 'off_road_time_s', 'mean_speed_m_s'),
+    'drift': ('sideslip_mean_deg', 'sideslip_std_deg', 'yaw_rate_mean_rad_s',
+              'radius_error_rms_m', 'time_in_drift_s', 'mean_speed_m_s',
+              'sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s'),
+    'figure_eight': ('lateral_error_rms_m', 'lateral_error_max_m', 'transitions',
+                     'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
+}
+TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
+"""Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
+EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
+                    'gear': int}
+"""An equilibrium target's keys (gear: driver mode's held gear, optional)."""
+PHYSICS_RATE_HZ = 1000.0
+SIMULATOR_NODE = 'rally_sim'
+CONTROLLER_NODE = 'scenario_controller'
+"""The runner names the controller's node so, whatever its own name, the simulator knows
+whom to wait for."""
+CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
+                         'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller')
+"""Our example controllers, which read no clock (each answer carries its state's stamp):
+started without use_sim_time, as /clock would cost each control period a message in the
+simulator and a callback in the controller, and change nothing."""
+RUNNER_NODE = 'scenario_runner'
+"""The runner's node: an observer of the run (sync_observers), the recorder when recording."""
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run; the message names the key."""
+
+
+def load_scenario(name: str) -> Dict[str, Any]:
+    """Load and check a scenario by shipped name or file path."""
+    path, spec = read_shipped(name, 'scenarios', 'scenario', ScenarioError)
+    if not isinstance(spec, dict):
+        raise ScenarioError(f'{path}: a scenario is a mapping of keys')
+    return check_scenario(spec, path)
+
+
+def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
+    """Check a scenario's keys and values (ScenarioError naming `path` and the key)."""
+    unknown = sorted(set(spec) - set(KEYS) - set(OPTIONAL) - {'file'})
+    missing = sorted(set(KEYS) - set(spec))
+    if unknown or missing:
+        raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
+    for key, (_, default) in OPTIONAL.items():
+        spec.setdefault(key, default)
+    kinds = {**KEYS, **{key: kind for key, (kind, _) in OPTIONAL.items()}}
+    for key, kind in kinds.items():
+        if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
+            raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
+    if spec['stage'] not in STAGES:
+        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
+    try:
+        vehicle_path(spec['vehicle'])
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'vehicle': {error}") from None
+    _check_sensors(spec, path)
+    if spec['command_mode'] not in MODE_OUTPUTS:
+        raise ScenarioError(f"{path}: key 'command_mode' must be one of "
+                            f'{", ".join(MODE_OUTPUTS)}')
+    command = spec['controller'].get('command')
+    if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+        raise ScenarioError(f"{path}: key 'controller.command' must be a list of strings")
+    if not 0.001 <= spec['control_period_s'] <= 1.0 or spec['duration_s'] <= 0.0:
+        raise ScenarioError(f"{path}: 'control_period_s' must be in [0.001, 1] and "
+                            "'duration_s' positive")
+    if not abs(spec['initial_speed_m_s']) <= INITIAL_SPEED_LIMIT_M_S:
+        raise ScenarioError(f"{path}: key 'initial_speed_m_s' = {spec['initial_speed_m_s']!r} "
+                            f'must be in [-{INITIAL_SPEED_LIMIT_M_S:g}, '
+                            f"{INITIAL_SPEED_LIMIT_M_S:g}] m/s (the node's initial_speed)")
+    if spec['metrics'] not in METRICS:
+        raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
+    known = METRICS[spec['metrics']]
+    for metric, bound in spec['thresholds'].items():
+        if metric not in known or not isinstance(bound, dict) or \
+                not set(bound) <= {'min', 'max'} or not bound:
+            raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
+                                'with min and/or max')
+    _check_equilibrium(spec, path)
+    spec['file'] = path
+    return spec
+
+
+def _check_equilibrium(spec: Dict[str, Any], path: str) -> None:
+    """Check the `equilibrium` target (ScenarioError naming the key)."""
+    target = spec['equilibrium']
+    needed = [m for m in spec['thresholds'] if m in TARGET_METRICS]
+    if not target:
+        if needed:
+            raise ScenarioError(f"{path}: thresholds {needed} need the key 'equilibrium' "
+                                '(radius_m, sideslip_deg, surface: the target they measure '
+                                'from)')
+        return
+    if spec['metrics'] != 'drift':
+        raise ScenarioError(f"{path}: key 'equilibrium' goes with metrics: drift")
+    unknown = sorted(set(target) - set(EQUILIBRIUM_KEYS))
+    missing = sorted({'radius_m', 'sideslip_deg', 'surface'} - set(target))
+    if unknown or missing:
+        raise ScenarioError(f"{path}: key 'equilibrium': unknown key(s) {unknown}, missing "
+                            f'key(s) {missing}')
+    for key, kind in EQUILIBRIUM_KEYS.items():
+        if key in target and (not isinstance(target[key], kind) or
+                              isinstance(target[key], bool)):
+            raise ScenarioError(f"{path}: key 'equilibrium.{key}' = {target[key]!r} has the "
+                                'wrong type')
+    if target['surface'] not in SURFACE_GRIP:
+        raise ScenarioError(f"{path}: key 'equilibrium.surface' must be one of "
+                            f'{sorted(SURFACE_GRIP)}')
+
+
+def drift_target(spec: Dict[str, Any]):
+    """Return the Equilibrium a scenario's drift metrics measure from (its car, overrides)."""
+    target = spec['equilibrium']
+    mode = 'driver' if spec['command_mode'] == 'driver' else 'torque'
+    return _solved_target(spec['vehicle'], json.dumps(vehicle_overrides(spec), sort_keys=True),
+                          target['surface'], float(target['radius_m']),
+                          float(target['sideslip_deg']), mode, target.get('gear'))
+
+
+@functools.lru_cache(maxsize=16)
+def _solved_target(vehicle: str, overrides: str, surface: str, radius_m: float,
+                   sideslip_deg: float, mode: str, gear):
+    """Solve an equilibrium target once per process (a campaign's runs share them)."""
+    from ..physics import load_vehicle, Surface, Vehicle
+    from ..physics.equilibria import SteadyState
+    config = load_vehicle(vehicle_path(vehicle)).with_overrides(json.loads(overrides))
+    solver = SteadyState(Vehicle(config, Surface.uniform(surface)), mode, gear)
+    return solver.solve(math.radians(sideslip_deg), radius_m=radius_m)
+
+
+def _check_sensors(spec: Dict[str, Any], path: str) -> None:
+    """Check the keys sensors, seed and actuation (ScenarioError naming the key)."""
+    from ..sensors import load_profile, SensorError
+    try:
+        load_profile(spec['sensors'], spec['sensor_overrides'])
+    except SensorError as error:
+        keys = "s 'sensors', 'sensor_overrides'" if spec['sensor_overrides'] else " 'sensors'"
+        raise ScenarioError(f'{path}: key{keys}: {error}') from None
+    seed = spec['seed']
+    if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
+        raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
+                            f'[0, {MAX_SEED}] or random')
+    from ..physics import load_vehicle
+    config = load_vehicle(vehicle_path(spec['vehicle']))
+    try:
+        config = config.with_overrides(actuation_overrides(spec))
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'actuation': {error}") from None
+    try:
+        config.with_overrides(spec['vehicle_overrides'])
+    except ConfigError as error:
+        raise ScenarioError(f"{path}: key 'vehicle_overrides': {error}") from None
+
+
+def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Return the scenario's actuation section as dotted vehicle keys (actuation.steer...)."""
+    flat = {}
+    for actuator, keys in spec['actuation'].items():
+        if not isinstance(keys, dict):
+            raise ConfigError(f"'actuation.{actuator}' must be a mapping of keys")
+        flat.update({f'actuation.{actuator}.{key}': value for key, value in keys.items()})
+    return flat
+
+
+def vehicle_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Return every dotted vehicle-file key the scenario sets: vehicle_overrides, actuation."""
+    return {**spec['vehicle_overrides'], **actuation_overrides(spec)}
+
+
+def vehicle_config(spec: Dict[str, Any]):
+    """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
+    from ..physics import load_vehicle
+    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(vehicle_overrides(spec))
+
+
+def sensor_file(spec: Dict[str, Any], folder: str) -> str:
+    """Return the sensor profile the simulator loads: the scenario's, or one with its overrides."""
+    from ..sensors.profiles import profile_path, profile_tree
+    if not spec['sensor_overrides']:
+        return spec['sensors']
+    tree = profile_tree(profile_path(spec['sensors']), spec['sensor_overrides'])
+    base = os.path.splitext(os.path.basename(spec['sensors']))[0]
+    path = os.path.join(folder, f'{base}_with_overrides.yaml')     # the name the node logs
+    with open(path, 'w', encoding='utf-8') as out:
+        yaml.safe_dump(tree, out, sort_keys=False)
+    return path
+
+
+def vehicle_file(spec: Dict[str, Any], folder: str) -> str:
+    """Return the vehicle file the simulator loads: the preset's, or one with the overrides."""
+    source = vehicle_path(spec['vehicle'])
+    overrides = vehicle_overrides(spec)
+    if not overrides:
+        return source
+    with open(source, encoding='utf-8') as stream:
+        tree = yaml.safe_load(stream)
+    for key, value in overrides.items():
+        *parents, leaf = key.split('.')
+        branch = tree
+        for parent in parents:
+            branch = branch.setdefault(parent, {})
+        branch[leaf] = value
+    for new, old in STEER_ALIASES.items():     # the older name of a setting given anew
+        if new in overrides and old not in overrides:
+            tree.get('steering', {}).pop(old.split('.')[1], None)
+    path = os.path.join(folder, 'vehicle.yaml')
+    with open(path, 'w', encoding='utf-8') as out:
+        out.write(f"# {spec['vehicle']} with the scenario's overrides (written by the runner)\n")
+        yaml.safe_dump(tree, out, sort_keys=False)
+    return path
+
+
+def draw_seed(spec: Dict[str, Any]) -> int:
+    """Return the scenario's seed; for `random`, one drawn now (to be reported)."""
+    import secrets
+    return secrets.randbelow(MAX_SEED + 1) if spec['seed'] == 'random' else spec['seed']
+
+
+def module_of(command: Sequence[str]) -> Optional[str]:
+    """Return the module a controller command runs (`python -m MODULE ...`), or None."""
+    command = list(command)
+    if len(command) >= 3 and command[1] == '-m' and command[0].rsplit('/', 1)[-1].startswith(
+            'python'):
+        return command[2]
+    return None
+
+
+def controller_command(spec: Dict[str, Any]) -> List[str]:
+    command = list(spec['controller']['command'])
+    clockless = module_of(command) in CLOCKLESS_CONTROLLERS
+    if command[0] == 'python':
+        command[0] = sys.executable
+    command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}']
+    if not clockless:
+        command += ['-p', 'use_sim_time:=true']
+    for name, value in spec['controller'].get('params', {}).items():
+        command += ['-p', f'{name}:={value}']
+    return command
+
+
+def outputs(spec: Dict[str, Any]) -> List[str]:
+    """Return the command topics the controller answers on."""
+    default = MODE_OUTPUTS[spec['command_mode']]
+    outputs = spec['controller'].get('outputs', default)
+    if not set(outputs) <= set(COMMAND_TOPICS) or not outputs:
+        raise ScenarioError(f'controller.outputs must be a subset of {list(COMMAND_TOPICS)}')
+    return outputs
+
+
+def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
+    """
+    Return the stamp of the first state the controller must have answered to pass.
+
+    The controller answers odometry; late odometry (a sensor latency) comes
+    first at the publishing instant at or after its delay, so simulated time
+    runs to there before the controller's first answer is needed.
+    """
+    from ..sensors import load_profile
+    odometry = load_profile(spec['sensors'], spec['sensor_overrides']).channels.get('odometry')
+    delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
+    return -(-delay_ns // period_ns) * period_ns
+
+
+@functools.lru_cache(maxsize=8)
+def stage_surface(stage: str):
+    """Return surface_from(stage), loaded once per process (nothing changes a surface)."""
+    return surface_from(stage)
