@@ -16,6 +16,15 @@ vehicle-file keys over the task's vehicle, checked as the file's are, e.g.
 {'actuation.steer.delay_s': 0.2, 'actuation.steer.time_constant_s': 0.1}:
 the actions then reach the car as its actuators let them (actuation.py),
 what is on its way carried from step to step and dropped at a reset.
+
+sensors, seed (both environments, keywords of gymnasium.make): observe the
+car through a sensor profile (a shipped one: ideal, typical, rough, or a
+profile file) with the seed of its errors, as the simulator node would
+publish them: each car then runs in the node's own simulation session
+(sensed.py), and an episode is the node's lockstep run with that profile
+and seed. info['measurements'] holds what was delivered during the step.
+Without them (the default) the cars are stepped in one batch and observed
+as they are.
 """
 
 from typing import Any, Dict, Mapping, Optional, Type
@@ -27,6 +36,7 @@ from gymnasium.vector.utils import batch_space
 import numpy as np
 
 from .render import StageCanvas
+from .sensed import SensedFleet
 from .tasks import DriftTask, DriveTask, Task
 from ..control.pedals import Pedals
 from ..physics.batch import Batch
@@ -40,16 +50,26 @@ class Fleet:
     """N cars of a task's vehicle on its stage, with their states, stepped together."""
 
     def __init__(self, task_type: Type[Task], cars: int,
-                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
-        """Load the task's vehicle (with the overrides) and stage; cars at rest at the origin."""
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None,
+                 sensors: Optional[str] = None, seed: int = 0):
+        """
+        Load the task's vehicle (with the overrides) and stage; cars at rest at the origin.
+
+        sensors: a sensor profile to observe the cars through (each in a
+        session, sensor seeds seed, seed + 1, ...); None: batched, observed as
+        they are.
+        """
         config = load_vehicle(preset(task_type.vehicle, 'vehicles', '.yaml'))
         if vehicle_overrides:
             config = config.with_overrides(dict(vehicle_overrides))
         self.config = config
         self.task = task_type(float(config['wheel_radius_m']))
-        surface = Surface.load(config_file(f'stages/{self.task.stage}.yaml'))
-        self.batch = Batch(config, cars, surface)
-        self.actuators = self.batch.actuators()     # None: the actions act at once
+        self.sensed = (SensedFleet(config, self.task, self.task.stage, cars, sensors, seed)
+                       if sensors is not None else None)
+        if self.sensed is None:
+            surface = Surface.load(config_file(f'stages/{self.task.stage}.yaml'))
+            self.batch = Batch(config, cars, surface)
+            self.actuators = self.batch.actuators()     # None: the actions act at once
         self.pedals = Pedals(config)
         self.states = np.zeros((cars, STATE_SIZE))
         self.steps = np.zeros(cars, dtype=np.int64)
@@ -58,6 +78,11 @@ class Fleet:
     def place(self, rows: np.ndarray, rng: np.random.Generator, options: Optional[Dict]):
         """Put the cars of `rows` at the task's start states (wheels rolling freely)."""
         starts = self.task.starts(rng, len(rows), options or {})
+        self.steps[rows] = 0
+        if self.sensed is not None:
+            self.sensed.place(rows, starts)
+            self.states[rows] = self.sensed.states[rows]
+            return
         car = self.batch.template
         for row, start in zip(rows, starts):
             car.reset(*start)
@@ -77,23 +102,33 @@ class Fleet:
         if not np.isfinite(actions).all():
             raise ValueError('action must be finite: [steer, pedal], each in -1..1')
         steer, drive, brake = self.pedals.torques(actions[:, 0], actions[:, 1])
-        result = self.batch.rollout(self.states, steer[:, None], drive[:, None],
-                                    brake[:, None], dt=self.task.period_s, tyres=False,
-                                    actuators=self.actuators)
         before = self.states.copy()
-        self.states[result.valid] = result.states[result.valid, 0]
+        if self.sensed is not None:
+            failed = self.sensed.step(steer, drive, brake)
+            self.states[:] = self.sensed.states
+        else:
+            result = self.batch.rollout(self.states, steer[:, None], drive[:, None],
+                                        brake[:, None], dt=self.task.period_s, tyres=False,
+                                        actuators=self.actuators)
+            self.states[result.valid] = result.states[result.valid, 0]
+            failed = ~result.valid
         reward, terminated, info = self.task.score(before, self.states)
-        failed = ~result.valid
         reward[failed] = self.task.END_REWARD
         terminated = terminated | failed
         self.steps += 1
         truncated = (self.steps >= self.max_steps) & ~terminated
         info['physics_failed'] = failed
+        if self.sensed is not None:
+            info.update(self.sensed.info())
         return reward, terminated, truncated, info
 
+    def reset_info(self) -> Dict[str, Any]:
+        """Return the info of a reset: with sensors, what was measured at the start."""
+        return {} if self.sensed is None else self.sensed.info()
+
     def observe(self) -> np.ndarray:
-        """Return the task's observations of every car."""
-        return self.task.observe(self.states)
+        """Return the task's observations of every car (through its sensors, if it has some)."""
+        return self.task.observe(self.states if self.sensed is None else self.sensed.measured())
 
 
 def _spaces(fleet: Fleet):
@@ -111,12 +146,13 @@ class RallySimEnv(gymnasium.Env):
     task_type: Type[Task] = DriveTask
 
     def __init__(self, render_mode: Optional[str] = None,
-                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
-        """Load the car and the stage; render_mode None or 'rgb_array'; vehicle_overrides above."""
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None,
+                 sensors: Optional[str] = None, seed: int = 0):
+        """Load the car and the stage; render_mode None or 'rgb_array'; the rest above."""
         if render_mode not in (None, 'rgb_array'):
             raise ValueError(f"render_mode = {render_mode!r}; expected None or 'rgb_array'")
         self.render_mode = render_mode
-        self.fleet = Fleet(self.task_type, 1, vehicle_overrides)
+        self.fleet = Fleet(self.task_type, 1, vehicle_overrides, sensors, seed)
         self.observation_space, self.action_space = _spaces(self.fleet)
         self.metadata = dict(self.metadata, render_fps=round(1.0 / self.fleet.task.period_s))
         self._canvas = None
@@ -125,13 +161,19 @@ class RallySimEnv(gymnasium.Env):
         """Start a new episode (options: see the task's starts())."""
         super().reset(seed=seed)
         self.fleet.place(np.array([0]), self.np_random, options)
-        return self.fleet.observe()[0], {}
+        return self.fleet.observe()[0], self._first(self.fleet.reset_info())
 
     def step(self, action):
         """Hold `action` for a period; return observation, reward, terminated, truncated, info."""
         reward, terminated, truncated, info = self.fleet.step(action)
         return (self.fleet.observe()[0], float(reward[0]), bool(terminated[0]),
-                bool(truncated[0]), {key: value[0].item() for key, value in info.items()})
+                bool(truncated[0]), self._first(info))
+
+    @staticmethod
+    def _first(info: Dict[str, Any]) -> Dict[str, Any]:
+        """Return the first car's entries of per-car info."""
+        return {key: value[0].item() if isinstance(value, np.ndarray) else value[0]
+                for key, value in info.items()}
 
     def render(self):
         """Return the stage with the car as an RGB array (render_mode 'rgb_array')."""
@@ -168,12 +210,13 @@ class RallySimVectorEnv(VectorEnv):
     task_type: Type[Task] = DriveTask
 
     def __init__(self, num_envs: int = 1, render_mode: Optional[str] = None,
-                 vehicle_overrides: Optional[Mapping[str, Any]] = None):
+                 vehicle_overrides: Optional[Mapping[str, Any]] = None,
+                 sensors: Optional[str] = None, seed: int = 0):
         """Load the car and the stage for num_envs cars (render_mode: None only)."""
         if render_mode is not None:
             raise ValueError('the vector environments do not render; render_mode must be None')
         self.num_envs = int(num_envs)
-        self.fleet = Fleet(self.task_type, self.num_envs, vehicle_overrides)
+        self.fleet = Fleet(self.task_type, self.num_envs, vehicle_overrides, sensors, seed)
         self.single_observation_space, self.single_action_space = _spaces(self.fleet)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -186,7 +229,7 @@ class RallySimVectorEnv(VectorEnv):
             self._rng = np.random.default_rng(seed)
         self.fleet.place(np.arange(self.num_envs), self._rng, options)
         self._ended[:] = False
-        return self.fleet.observe(), {}
+        return self.fleet.observe(), self.fleet.reset_info()
 
     def step(self, actions):
         """Step every car (cars whose episode ended last step are reset instead)."""

@@ -20,6 +20,7 @@ from .serialized import SerializedMessage
 from ..physics import Vehicle
 from ..physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from ..sensors import Measurement
+from ..sim.readings import EncoderSpeeds
 
 ODOMETRY_POSE_COVARIANCE = [0, 7, 14, 21, 28, 35]
 """The diagonal of a 6 x 6 row-major covariance."""
@@ -83,7 +84,7 @@ class MeasurementMessages:
         encoders.velocity = [0.0] * 4
         self._encoders = SerializedMessage(encoders, [f'position.{i}' for i in range(4)]
                                            + [f'velocity.{i}' for i in range(4)])
-        self._last_encoders = None
+        self.encoders = EncoderSpeeds()
         steering = JointState()
         steering.name = [f'{f.prefix}steering']
         steering.position = [0.0]
@@ -143,14 +144,8 @@ class MeasurementMessages:
 
     def wheel_encoders(self, m: Measurement) -> bytes:
         """Return the encoder angles and speeds (from the last delivered angles)."""
-        angle = m.values['angle']
-        if self._last_encoders is None or self._last_encoders[0] >= m.stamp_ns:
-            speed = self.vehicle.state[OMEGA:OMEGA + 4].copy()   # the first: the wheels' own
-        else:
-            before_ns, before = self._last_encoders
-            speed = (angle - before) / ((m.stamp_ns - before_ns) / 1e9)
-        self._last_encoders = (m.stamp_ns, angle.copy())
-        return self._encoders.fill(np.concatenate((angle, speed)), m.stamp_ns)
+        speed = self.encoders.speeds(m, self.vehicle.state[OMEGA:OMEGA + 4])
+        return self._encoders.fill(np.concatenate((m.values['angle'], speed)), m.stamp_ns)
 
     def steering(self, m: Measurement) -> bytes:
         """Return the measured steer angle."""
@@ -172,4 +167,4 @@ class MeasurementMessages:
 
     def forget(self) -> None:
         """Forget the last encoder angles (after a reset or teleport)."""
-        self._last_encoders = None
+        self.encoders.forget()

@@ -47,12 +47,14 @@ def prepare() -> None:
 
 @dataclass
 class Start:
-    """Where a reset puts the car: pose in odom [m, rad] and forward speed [m/s]."""
+    """Where a reset puts the car: pose in odom [m, rad], body velocities [m/s, rad/s]."""
 
     x: float = 0.0
     y: float = 0.0
     yaw: float = 0.0
     speed: float = 0.0
+    lateral_speed: float = 0.0
+    yaw_rate: float = 0.0
 
 
 class Front:
@@ -142,7 +144,8 @@ class Session:
 
     def place(self, start: Start) -> None:
         """Put the car at `start`, wheels rolling, and give it the command in force."""
-        self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed)
+        self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed,
+                           vy=start.lateral_speed, yaw_rate=start.yaw_rate)
         self.intake.speed.reset()
         self.intake.push(integrate=False)
 
