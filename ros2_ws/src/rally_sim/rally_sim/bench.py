@@ -126,7 +126,31 @@ def main(argv=None) -> int:
     equilibria(args.repeat)
     transition()
     batch(args.repeat, args.batch_plot)
+    gym_envs()
     return 0
+
+
+def gym_envs(periods: int = 40) -> None:
+    """Print the vector environment's throughput: batched (the truth) and with profiles."""
+    import gymnasium
+    import rally_sim.gym  # noqa: F401  (registers the environments)
+    print(f'\n{"rally_sim/RallyDrive-v0 vector":<34}{"cars":>6}{"car-periods/s":>15}'
+          f'{"x real time":>13}')
+    for sensors, cars in ((None, 256), (None, 1024), ('ideal', 16), ('typical', 16)):
+        kwargs = {} if sensors is None else {'sensors': sensors, 'seed': 0}
+        envs = gymnasium.make_vec('rally_sim/RallyDrive-v0', num_envs=cars,
+                                  vectorization_mode='vector_entry_point', **kwargs)
+        envs.reset(seed=0)
+        actions = np.tile([0.05, 0.3], (cars, 1))
+        envs.step(actions)      # compile or load the kernels
+        start = time.perf_counter()
+        for _ in range(periods):
+            envs.step(actions)
+        rate = cars * periods / (time.perf_counter() - start)
+        label = 'batched, observed as they are' if sensors is None else f'sensors {sensors}'
+        print(f'{label:<34}{cars:>6}{rate:>15,.0f}{rate * 0.05:>13,.0f}')
+    print('with a profile each car runs in the simulator node\'s session (1 kHz physics, '
+          'its sensors), as the node would run it; without one, the cars are batched')
 
 
 EQUILIBRIA_TARGET_S = 2.0
