@@ -1,19 +1,8 @@
-"""
-Entry point of the demo: `./rally run` or `python -m rally_sim.demo`.
-
-Light on purpose: the stop handler is installed before the heavy imports
-(see rally_sim.entry); the demo itself is in demo_driver.py.
-"""
+"""`python -m rally_sim.demo`, where users run it: see cli/demo.py."""
 
 import sys
 
-from .entry import run_tool
-
-
-def main(argv=None) -> int:
-    """Run the demo (see demo_driver.main) until its duration or Ctrl-C."""
-    return run_tool('rally_sim.demo_driver', argv)
-
+from .cli.demo import main
 
 if __name__ == '__main__':
     sys.exit(main())

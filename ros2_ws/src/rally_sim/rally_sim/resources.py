@@ -78,7 +78,7 @@ def surface_from(text: str) -> Surface:
         return Surface.uniform(text)
     path = preset(text, 'stages', '.yaml')
     if not os.path.isfile(path):
-        from .stages import STAGES
+        from .world.stages import STAGES
         raise SurfaceError(f"no surface '{text}': not a surface type ({', '.join(SURFACE_GRIP)}),"
                            f" a stage ({', '.join(sorted(STAGES))}) nor a surface map file")
     return Surface.load(path)

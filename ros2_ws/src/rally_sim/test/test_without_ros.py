@@ -29,7 +29,7 @@ assert importlib.util.find_spec('ament_index_python') is None, 'ament is importa
 import gymnasium
 import rally_sim.gym  # noqa: F401
 from rally_sim.physics import load_vehicle, Vehicle
-from rally_sim.physics.batch import Batch
+from rally_sim.physics.batch.rollouts import Batch
 from rally_sim.resources import vehicle_path
 
 env = gymnasium.make('rally_sim/RallyDrive-v0')

@@ -27,7 +27,7 @@ from .progress import Progress
 from .report import summary, write_report
 from .results import ResultTable
 from .spec import CampaignError, load_campaign
-from ..entry import Stopped, StopRequest
+from ..cli.entry import Stopped, StopRequest
 
 
 def parse(argv):

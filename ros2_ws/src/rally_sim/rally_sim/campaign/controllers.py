@@ -15,7 +15,7 @@ from ..control.laws import Law, parameters
 from ..control.path import ClosedPath
 from ..resources import config_file
 from ..scenarios.spec import module_of
-from ..stages import read_path
+from ..world.stages import read_path
 
 
 def planar(m) -> PlanarState:

@@ -28,13 +28,13 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
-from ..processes import start_logged
+from ..cli.processes import start_logged
 
 MODULES = {
     'rally_sim.ros.node': 'rally_sim.ros.simulator_node',
-    'rally_sim.ros.path_follower': 'rally_sim.ros.path_follower_node',
-    'rally_sim.ros.drift_controller': 'rally_sim.ros.drift_controller_node',
-    'rally_sim.ros.mppi_controller': 'rally_sim.ros.mppi_controller_node',
+    'rally_sim.ros.path_follower': 'rally_sim.ros.controllers.path_follower_node',
+    'rally_sim.ros.drift_controller': 'rally_sim.ros.controllers.drift_controller_node',
+    'rally_sim.ros.mppi_controller': 'rally_sim.ros.controllers.mppi_controller_node',
 }
 """The modules a run's processes run (`python -m KEY`), and what each imports (its node)."""
 PR_SET_NAME = 15

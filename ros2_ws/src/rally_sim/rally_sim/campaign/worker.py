@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any, Callable, Dict
 
-from ..entry import exit_at_once, Stopped, stopped_status, StopRequest
+from ..cli.entry import exit_at_once, Stopped, stopped_status, StopRequest
 
 
 def execute_task(task: Dict[str, Any], stop: StopRequest, start_process: Callable = None
@@ -32,7 +32,7 @@ def execute_task(task: Dict[str, Any], stop: StopRequest, start_process: Callabl
     start_process(command, log_path): how the run's processes start (default: as
     `./rally scenario` starts them).
     """
-    from ..scenario_runner import execute
+    from ..scenarios.runner import execute
     os.makedirs(task['folder'], exist_ok=True)
     start, cpu = time.monotonic(), cpu_seconds()
     result = {'run_id': task['run_id'], 'folder': task['folder'], 'passed': False,

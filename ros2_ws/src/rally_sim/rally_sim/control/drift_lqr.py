@@ -38,8 +38,8 @@ from .angles import wrap_angle
 from .lqr import discretise, dlqr
 from ..physics import model, Surface, Vehicle
 from ..physics.config import VehicleConfig
-from ..physics.driveline import gear_ratio
-from ..physics.drivetrain import curve_torque
+from ..physics.drivetrain.driveline import gear_ratio
+from ..physics.drivetrain.equations import curve_torque
 from ..physics.equilibria import DRIVER, Equilibrium, EquilibriumError, SteadyState
 from ..physics.model import OMEGA, P_DRIVETRAIN, VX
 

@@ -26,8 +26,8 @@ import numpy as np
 from .path import ClosedPath
 from .path_field import PathField
 from .pedals import Pedals
-from ..physics.actuator_bank import ActuatorBank
-from ..physics.batch import Batch
+from ..physics.batch.actuator_bank import ActuatorBank
+from ..physics.batch.rollouts import Batch
 from ..physics.config import VehicleConfig
 from ..physics.model import STATE_SIZE, VX, VY, X, Y, YAW
 from ..physics.surfaces import Surface

@@ -39,7 +39,7 @@ from .render import StageCanvas
 from .sensed import SensedFleet
 from .tasks import DriftTask, DriveTask, Task
 from ..control.pedals import Pedals
-from ..physics.batch import Batch
+from ..physics.batch.rollouts import Batch
 from ..physics.config import load_vehicle
 from ..physics.model import STATE_SIZE, X, Y, YAW
 from ..physics.surfaces import Surface

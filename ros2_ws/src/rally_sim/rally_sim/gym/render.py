@@ -9,8 +9,8 @@ from PIL import Image, ImageDraw
 from ..physics.config import VehicleConfig
 from ..physics.files import read_yaml
 from ..physics.surfaces import SurfaceError
-from ..plotting import footprint
 from ..resources import config_file
+from ..world.plotting import footprint
 
 MIN_SIDE_PX = 400
 CAR_COLOUR = (220, 30, 30)

@@ -18,8 +18,8 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from ..control.laws import steering
 from ..control.interface import WheelTorques
+from ..control.laws import steering
 from ..physics.model import OMEGA, STATE_SIZE
 from ..physics.vehicle import Vehicle
 from ..resources import surface_from
@@ -70,7 +70,7 @@ class SensedFleet:
         """Build the sessions; ValueError if the profile has no odometry (the pose)."""
         profile = load_profile(sensors)
         if 'odometry' not in profile.channels:
-            raise ValueError(f"sensors = {sensors!r}: the profile has no odometry channel, "
+            raise ValueError(f'sensors = {sensors!r}: the profile has no odometry channel, '
                              'which the observation reads the pose from')
         surface = surface_from(stage)
         self.task = task

@@ -18,7 +18,7 @@ from ..control.path import ClosedPath
 from ..control.path_field import FieldPoints, PathField
 from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
 from ..resources import config_file
-from ..stages import read_path, ROAD_HALF_WIDTH_M
+from ..world.stages import read_path, ROAD_HALF_WIDTH_M
 
 Starts = np.ndarray
 """(N, 6) rows of x, y, yaw [m, m, rad], vx, vy [m/s], yaw rate [rad/s]."""

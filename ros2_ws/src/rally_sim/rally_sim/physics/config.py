@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import yaml
 
-from .drivetrain import DIFFERENTIALS, drivetrain_block
+from .drivetrain.equations import DIFFERENTIALS, drivetrain_block
 from .files import read_yaml
 from .integrators import INTEGRATORS
 from .model import (

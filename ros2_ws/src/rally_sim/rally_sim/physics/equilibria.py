@@ -37,8 +37,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .driveline import gear_ratio
-from .drivetrain import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
+from .drivetrain.driveline import gear_ratio
+from .drivetrain.equations import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
 from .integrators import (
     advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
     I_AGE, IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)

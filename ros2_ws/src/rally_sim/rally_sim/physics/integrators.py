@@ -21,10 +21,8 @@ import math
 
 import numpy as np
 
-from .arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
-from .driveline import drive
+from .drivetrain.driveline import drive
 from .jit import njit, njit_inline
-from .kinematic import kinematic_outputs, kinematic_step
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
     ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER,
@@ -34,6 +32,8 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY,
     W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_LOAD, W_MU, W_SPIN,
     W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
+from .models.kinematic import kinematic_outputs, kinematic_step
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
 from .tyre import SLIP_REGULARIZED
 

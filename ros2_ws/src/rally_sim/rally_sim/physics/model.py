@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .drivetrain import DRIVETRAIN_SIZE
+from .drivetrain.equations import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
 from .tyre import slip_angle, slips, unit_forces

@@ -6,7 +6,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from .drivetrain import RPM_PER_RAD_S
+from .drivetrain.equations import RPM_PER_RAD_S
 from .model import (
     ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y,
     YAW, YAW_RATE)

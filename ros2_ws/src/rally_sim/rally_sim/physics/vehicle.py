@@ -16,8 +16,8 @@ import numpy as np
 
 from .actuation import Actuation
 from .config import VehicleConfig
-from .driveline import gear_ratio, input_speed
-from .drivetrain import AUTOMATIC, curve_torque, RPM_PER_RAD_S
+from .drivetrain.driveline import gear_ratio, input_speed
+from .drivetrain.equations import AUTOMATIC, curve_torque, RPM_PER_RAD_S
 from .integrators import (
     advance, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER, C_THROTTLE,
     COMMAND_SIZE, friction_under, INTEGRATORS, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION,

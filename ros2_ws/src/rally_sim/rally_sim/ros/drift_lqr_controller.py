@@ -5,17 +5,17 @@ Entry point of the reference drift controller.
     python -m rally_sim.ros.drift_lqr_controller
 
 Light on purpose: the stop handler is installed before the node's heavy
-imports (see rally_sim.entry); the node itself is in drift_lqr_controller_node.py.
+imports (see rally_sim.cli.entry); the node itself is in controllers/drift_lqr_controller_node.py.
 """
 
 import sys
 
-from ..entry import run_node_process
+from ..cli.entry import run_node_process
 
 
 def main(args=None) -> int:
     """Run the reference drift controller until Ctrl-C or SIGTERM (exit 0); 2: a bad parameter."""
-    return run_node_process('rally_sim.ros.drift_lqr_controller_node', 'DriftLqrNode',
+    return run_node_process('rally_sim.ros.controllers.drift_lqr_controller_node', 'DriftLqrNode',
                             'drift_lqr_controller', args)
 
 

@@ -5,17 +5,17 @@ Entry point of the example MPPI controller.
     python -m rally_sim.ros.mppi_controller
 
 Light on purpose: the stop handler is installed before the node's heavy
-imports (see rally_sim.entry); the node itself is in mppi_controller_node.py.
+imports (see rally_sim.cli.entry); the node itself is in controllers/mppi_controller_node.py.
 """
 
 import sys
 
-from ..entry import run_node_process
+from ..cli.entry import run_node_process
 
 
 def main(args=None) -> int:
     """Run the example MPPI controller until Ctrl-C or SIGTERM (exit 0); 2: a bad parameter."""
-    return run_node_process('rally_sim.ros.mppi_controller_node', 'MppiNode',
+    return run_node_process('rally_sim.ros.controllers.mppi_controller_node', 'MppiNode',
                             'mppi_controller', args)
 
 

@@ -5,12 +5,12 @@ Entry point of the simulator node.
     python -m rally_sim.ros.node
 
 Light on purpose: the stop handler is installed before the node's heavy
-imports (see rally_sim.entry); the node itself is in simulator_node.py.
+imports (see rally_sim.cli.entry); the node itself is in simulator_node.py.
 """
 
 import sys
 
-from ..entry import run_node_process
+from ..cli.entry import run_node_process
 
 
 def main(args=None) -> int:

@@ -18,7 +18,7 @@ import yaml
 from ..control.parameters import check as check_spec, is_integer, names
 from ..control.parameters import ParameterError, Spec  # noqa: F401  (imported from here too)
 from ..resources import shipped
-from ..stages import STAGES
+from ..world.stages import STAGES
 
 NONE = ['']
 """An empty list of names as rcl's YAML can hold it: `['']` (`[]` has no type there)."""

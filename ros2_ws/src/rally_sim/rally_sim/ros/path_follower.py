@@ -5,17 +5,17 @@ Entry point of the example path follower.
     python -m rally_sim.ros.path_follower
 
 Light on purpose: the stop handler is installed before the node's heavy
-imports (see rally_sim.entry); the node itself is in path_follower_node.py.
+imports (see rally_sim.cli.entry); the node itself is in controllers/path_follower_node.py.
 """
 
 import sys
 
-from ..entry import run_node_process
+from ..cli.entry import run_node_process
 
 
 def main(args=None) -> int:
     """Run the example path follower until Ctrl-C or SIGTERM (exit 0); 2: a bad parameter."""
-    return run_node_process('rally_sim.ros.path_follower_node', 'PathFollower',
+    return run_node_process('rally_sim.ros.controllers.path_follower_node', 'PathFollower',
                             'path_follower', args)
 
 

@@ -41,7 +41,6 @@ from transforms3d.euler import quat2euler
 from . import conversions
 from .command_messages import COMMAND_TYPES, message_handlers
 from .outputs import Outputs
-from .pacing import Pacing
 from .parameters import declare, ParameterError, refuse_or_accept, SPECS
 from .stage_topics import StageTopics
 from .start import StartGate
@@ -51,6 +50,7 @@ from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path
 from ..sensors import load_profile, SensorError
 from ..sim import prepare, Session, Start  # noqa: F401  prepare: entry.run_node_process
+from ..sim.pacing import Pacing
 from ..sim.reports import non_finite
 
 MAX_STEPS_PER_CALL = 1_000_000
@@ -174,14 +174,15 @@ class SimulatorNode(Node):
         """Return the session of the parameters (ParameterError naming a bad profile)."""
         s = self.settings
         try:
-            profile = load_profile(s['sensors'])
+            return Session(vehicle, load_profile(s['sensors']), self.seed,
+                           physics_rate_hz=s['physics_rate_hz'],
+                           publish_rate_hz=s['publish_rate_hz'],
+                           marker_rate_hz=s['marker_rate_hz'], settings=s,
+                           start=Start(s['initial_x'], s['initial_y'], s['initial_yaw'],
+                                       s['initial_speed']),
+                           logger=self.get_logger(), front=self)
         except SensorError as error:
             raise ParameterError(f"parameter 'sensors': {error}") from None
-        return Session(vehicle, profile, self.seed, physics_rate_hz=s['physics_rate_hz'],
-                       publish_rate_hz=s['publish_rate_hz'], marker_rate_hz=s['marker_rate_hz'],
-                       settings=s, start=Start(s['initial_x'], s['initial_y'], s['initial_yaw'],
-                                               s['initial_speed']),
-                       logger=self.get_logger(), front=self)
 
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""

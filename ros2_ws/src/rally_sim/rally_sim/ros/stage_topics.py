@@ -23,8 +23,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from .conversions import Frames, quaternion, stamp
 from ..physics.surfaces import Surface
-from ..stage_view import colour_of, ground_triangles, path_file
-from ..stages import read_path
+from ..world.stage_view import colour_of, ground_triangles, path_file
+from ..world.stages import read_path
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                      reliability=ReliabilityPolicy.RELIABLE)

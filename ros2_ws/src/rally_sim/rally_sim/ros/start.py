@@ -16,7 +16,7 @@ from typing import Iterable, List
 
 from rclpy.node import Node
 
-from .sync import full_name
+from ..sim.sync import full_name
 
 CHECK_EVERY_S = 0.1
 """The graph is asked at most this often [wall s] while waiting."""

@@ -18,9 +18,9 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from .command_messages import COMMAND_TYPES
-from .sync import APPLY, full_name, STALE, SyncGate, WRONG
 from ..sim.intake import COMMAND_TOPICS
 from ..sim.reports import Reports
+from ..sim.sync import APPLY, full_name, STALE, SyncGate, WRONG
 
 REPUBLISH_S = 1.0
 """The state waited on is published again after this many wall seconds without all

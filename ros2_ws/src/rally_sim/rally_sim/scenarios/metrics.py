@@ -14,7 +14,7 @@ from .spec import drift_target, stage_surface, TARGET_METRICS
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
 from ..physics import SURFACE_GRIP
-from ..stages import STAGES
+from ..world.stages import STAGES
 
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""

@@ -18,7 +18,7 @@ from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
 from ..resources import read_shipped, surface_from, vehicle_path
 from ..sim.intake import COMMAND_TOPICS
-from ..stages import STAGES
+from ..world.stages import STAGES
 
 MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
                 'driver': ['ackermann_cmd', 'driver_cmd']}

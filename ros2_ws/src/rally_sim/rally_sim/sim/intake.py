@@ -19,7 +19,7 @@ from .reports import non_finite, Reports
 from ..control.interface import Ackermann, Pedals, WheelTorques
 from ..control.speed import SpeedController
 from ..physics import Command, CommandError, DriverCommand, Vehicle
-from ..physics.drivetrain import AUTOMATIC
+from ..physics.drivetrain.equations import AUTOMATIC
 from ..physics.model import VX
 
 CONTROL_PERIOD_S = 0.01

@@ -69,7 +69,7 @@ class Readings:
 
     def state(self, start: np.ndarray, published: np.ndarray) -> np.ndarray:
         """
-        Return a full state (Vehicle.state layout) read from the newest measurements.
+        Return a full state, in the Vehicle.state layout, read from the newest measurements.
 
         Pose and twist from the odometry, the steer angle from the steering
         channel, wheel speeds from the encoders. A profile without steering

@@ -12,7 +12,7 @@ from rally_sim.control.speed import SpeedController
 from rally_sim.physics import Command, Vehicle
 from rally_sim.physics.model import VX, X, Y, YAW
 from rally_sim.resources import config_file, surface_from
-from rally_sim.stages import read_path
+from rally_sim.world.stages import read_path
 from support.vehicles import vehicle
 
 WHEELBASE, REAR = 2.647, 1.497

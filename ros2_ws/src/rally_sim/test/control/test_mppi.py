@@ -11,7 +11,7 @@ from rally_sim.physics.model import STATE_SIZE, VX, X, Y, YAW
 from rally_sim.physics.surfaces import Surface
 from rally_sim.physics.vehicle import Command
 from rally_sim.resources import config_file, preset
-from rally_sim.stages import read_path
+from rally_sim.world.stages import read_path
 
 SMALL = MppiSettings(samples=64, horizon=15)
 

@@ -91,7 +91,7 @@ def test_compiled_kernels_and_point_at_answer_as_numpy_to_the_last_bit():
     # must give the same bits, and the same as the ROS run's controller.
     from rally_sim.control import path_kernels
     from rally_sim.resources import config_file
-    from rally_sim.stages import read_path
+    from rally_sim.world.stages import read_path
     points = read_path(config_file('stages/rally_stage_path.csv'))
     compiled = ClosedPath(points)
     assert compiled._kernels is not None

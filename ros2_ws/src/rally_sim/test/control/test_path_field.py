@@ -5,7 +5,7 @@ import numpy as np
 from rally_sim.control.path import ClosedPath
 from rally_sim.control.path_field import PathField
 from rally_sim.resources import config_file
-from rally_sim.stages import read_path
+from rally_sim.world.stages import read_path
 
 
 def test_lookup_agrees_with_locate_near_the_road():

@@ -16,8 +16,8 @@ from rally_sim.physics.surfaces import Surface
 from rally_sim.resources import config_file
 from rally_sim.ros.stage_topics import LATCHED, PATH_ABOVE_GROUND_M
 from rally_sim.ros.trail import PERIOD_S
-from rally_sim.stage_view import colour_of
-from rally_sim.stages import read_path
+from rally_sim.world.stage_view import colour_of
+from rally_sim.world.stages import read_path
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import Marker, MarkerArray
 

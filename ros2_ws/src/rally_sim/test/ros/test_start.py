@@ -15,9 +15,9 @@ import time
 from builtin_interfaces.msg import Time
 from nav_msgs.msg import Odometry
 from rally_sim.control.path import ClosedPath
-from rally_sim.recording import BagRecorder
 from rally_sim.resources import config_file
-from rally_sim.stages import read_path
+from rally_sim.ros.recording import BagRecorder
+from rally_sim.world.stages import read_path
 from rally_sim_msgs.msg import WheelSlip
 import rclpy
 from support import ros_process

@@ -1,13 +1,13 @@
 """
 A deliberately broken path follower (steering sign flipped), as a user's executable.
 
-Run by test_scenario.py through a scenario's controller.command; it must make
+Run by scenarios/test_runner.py through a scenario's controller.command; it must make
 its scenario fail.
 """
 
 import sys
 
-from rally_sim.ros.path_follower_node import PathFollower
+from rally_sim.ros.controllers.path_follower_node import PathFollower
 from rally_sim.ros.spinning import spin_until_shutdown
 import rclpy
 

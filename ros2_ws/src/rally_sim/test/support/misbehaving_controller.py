@@ -5,12 +5,12 @@ A path follower that misbehaves after a while, as a user's executable.
 
 Answers correctly until simulated time AFTER_S, then either stamps its
 commands one second late (wrong_stamp) or exits (die). Run by
-test_scenario.py; the scenario runner must fail, naming what happened.
+scenarios/test_runner.py; the scenario runner must fail, naming what happened.
 """
 
 import sys
 
-from rally_sim.ros.path_follower_node import PathFollower
+from rally_sim.ros.controllers.path_follower_node import PathFollower
 from rally_sim.ros.spinning import spin_until_shutdown
 import rclpy
 

@@ -13,7 +13,7 @@ from ...physics.config import ConfigError, load_vehicle
 from ...physics.model import OMEGA, STATE_SIZE, STEER
 from ...physics.surfaces import SurfaceError
 from ...resources import config_file, shipped, surface_from, vehicle_path
-from ...stages import read_path
+from ...world.stages import read_path
 
 DEFAULTS = MppiSettings()
 SPECS = {

@@ -1,0 +1,1 @@
+"""The benchmarks: physics (python -m rally_sim.bench), node, stage, campaign."""

@@ -1,0 +1,174 @@
+"""
+Benchmark of the simulator node over DDS, with the node in its own process.
+
+    python -m rally_sim.bench.node [--seconds S]
+
+Prints the odometry rate and its jitter in real-time pacing (wall-clock
+inter-arrival times at this client, which subscribes to every output), the
+node's CPU use meanwhile (sensor profiles ideal and typical), the lockstep
+throughput (simulated steps per wall second through the `step` service for a
+few batch sizes), and the closed-loop real-time factor of the path_follow and
+path_follow_typical scenarios (controller in its own process, synchronous
+mode). The issue's targets and the before figures are printed
+beside them; nothing is asserted.
+"""
+
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from nav_msgs.msg import Odometry
+from rally_sim_msgs.msg import WheelSlip
+from rally_sim_msgs.srv import Step
+import rclpy
+from rclpy.experimental import EventsExecutor
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState, NavSatFix
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+
+OUTPUTS = {'/tf': TFMessage, 'wheel_slip': WheelSlip, 'joint_states': JointState, 'imu': Imu,
+           'markers': MarkerArray, '/clock': Clock, 'ground_truth/odom': Odometry,
+           'wheel_encoders': JointState, 'steering_angle': JointState, 'gnss/fix': NavSatFix}
+"""Every output but odom (which the rate measurement subscribes to)."""
+CPU_BEFORE = {'ideal': 'before sensor profiles (160689d, run beside main on 2026-11-24): 3 %, '
+                       'every output of then subscribed',
+              'typical': 'the target: <= 15 %'}
+
+
+def start_node(*params: str) -> subprocess.Popen:
+    """Start the simulator node with `name:=value` parameters."""
+    args = [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args']
+    for param in params:
+        args += ['-p', param]
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_node(process: subprocess.Popen) -> None:
+    """Stop the node cleanly."""
+    process.send_signal(2)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the user + system CPU time of a process so far [s]."""
+    with open(f'/proc/{pid}/stat', encoding='ascii') as stat:
+        fields = stat.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def realtime(node, seconds: float, sensors: str) -> None:
+    """Measure rate, jitter and CPU of the node in real-time pacing with a sensor profile."""
+    process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0', f'sensors:={sensors}',
+                         'surface:=rally_stage')
+    arrivals = []
+    node.create_subscription(Odometry, 'odom', lambda _: arrivals.append(time.monotonic()), 100)
+    for topic, msg_type in OUTPUTS.items():
+        node.create_subscription(msg_type, topic, lambda _: None, 100)
+    executor = EventsExecutor()
+    executor.add_node(node)
+    deadline = time.monotonic() + 20.0
+    while len(arrivals) < 50 and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    arrivals.clear()
+    cpu0, wall0 = cpu_seconds(process.pid), time.monotonic()
+    while time.monotonic() - wall0 < seconds:
+        executor.spin_once(timeout_sec=0.05)
+    executor.remove_node(node)
+    cpu = (cpu_seconds(process.pid) - cpu0) / (time.monotonic() - wall0)
+    stop_node(process)
+    gaps = [1000.0 * (b - a) for a, b in zip(arrivals, arrivals[1:])]
+    print(f'real time, physics 1000 Hz, publishing 100 Hz, sensors {sensors}, every output '
+          f'subscribed, {seconds:g} s:')
+    print(f'  odom rate {len(gaps) / (arrivals[-1] - arrivals[0]):.1f} Hz; inter-arrival '
+          f'mean {statistics.mean(gaps):.2f} ms, std {statistics.pstdev(gaps):.2f} ms, '
+          f'min {min(gaps):.2f} ms, max {max(gaps):.2f} ms')
+    print(f'  node CPU {100.0 * cpu:.1f} % of one core ({CPU_BEFORE[sensors]})')
+
+
+def lockstep(node) -> None:
+    """Measure simulated steps per wall second through the step service."""
+    process = start_node('pacing:=lockstep', 'command_timeout_s:=0.0', 'initial_speed:=10.0')
+    client = node.create_client(Step, 'step')
+    assert client.wait_for_service(timeout_sec=20.0), 'no step service'
+    executor = EventsExecutor()
+    executor.add_node(node)
+    print('lockstep, physics 1000 Hz, client in another process (events executor):')
+    for batch, calls in ((1, 1000), (10, 1000), (100, 200), (1000, 20)):
+        request = Step.Request(steps=batch)
+        start = time.monotonic()
+        for _ in range(calls):
+            future = client.call_async(request)
+            executor.spin_until_future_complete(future, timeout_sec=10.0)
+        elapsed = time.monotonic() - start
+        print(f'  step({batch:>4}): {calls / elapsed:7.0f} calls/s, '
+              f'{batch * calls / elapsed:8.0f} steps/s, x{batch * calls * 0.001 / elapsed:.1f} '
+              'real time')
+    executor.remove_node(node)
+    print('  (target: step(10) >= x20 real time; before: step(10) x4.5, the issue: x2.5)')
+    stop_node(process)
+
+
+CLOSED_LOOP_RUNS = 3
+
+
+def closed_loop(scenario: str, before: str) -> None:
+    """Run a path-following scenario a few times and print its real-time factors."""
+    reports = []
+    for _ in range(CLOSED_LOOP_RUNS):
+        with tempfile.TemporaryDirectory() as folder:
+            result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', scenario,
+                                     '--output', folder], capture_output=True, text=True,
+                                    timeout=600)
+            found = glob.glob(os.path.join(folder, 'scenario-*', 'report.json'))
+            if result.returncode != 0 or not found:
+                print(f'closed loop {scenario}: FAILED ({result.stderr.strip()[-200:]})')
+                return
+            with open(found[0], encoding='utf-8') as stream:
+                reports.append(json.load(stream))
+    whole = statistics.median(r['real_time_factor'] for r in reports)
+    loop = statistics.median(r['loop_real_time_factor'] for r in reports)
+    start_s = statistics.median(r['wall_s'] - r['loop_wall_s'] for r in reports)
+    print(f'closed loop {scenario} (controller in its own process), median of {len(reports)}: '
+          f"{reports[0]['simulated_s']:.2f} s simulated; the loop after the controller's first "
+          f'answer x{loop:.2f} real time, x{whole:.2f} with the controller start-up '
+          f'({start_s:.1f} s: process start and DDS discovery)')
+    print(f'  ({before})')
+
+
+def main(argv=None) -> int:
+    """Run both measurements."""
+    parser = argparse.ArgumentParser(prog='python -m rally_sim.bench.node', description=__doc__)
+    parser.add_argument('--seconds', type=float, default=10.0, help='real-time window')
+    args = parser.parse_args(argv)
+    rclpy.init()
+    node = rclpy.create_node('rally_sim_bench')
+    try:
+        for sensors in ('ideal', 'typical'):
+            realtime(node, args.seconds, sensors)
+            node.destroy_node()
+            node = rclpy.create_node(f'rally_sim_bench_{sensors}')
+        node = rclpy.create_node('rally_sim_bench_lockstep')   # no subscriptions: none built
+        lockstep(node)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    closed_loop('path_follow', 'target >= x20 (issue 22); before sensor profiles (160689d, '
+                'the same day): the loop x46.2')
+    closed_loop('path_follow_typical', 'target >= x20 (issue 24), typical sensors and a 0.2 s '
+                'steering dead time')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

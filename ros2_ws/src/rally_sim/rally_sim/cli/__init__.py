@@ -1,0 +1,1 @@
+"""The command-line programs, their process entry points and process handling."""

@@ -1,0 +1,1 @@
+"""The drivetrain: its equations (engine, gears, differentials) and the driveline step."""

@@ -1,0 +1,1 @@
+"""Model families beside the four-wheel model: the kinematic and the arcade bicycle."""

@@ -1,0 +1,1 @@
+"""Our example controllers' nodes: each converts messages for its law (control/laws/)."""

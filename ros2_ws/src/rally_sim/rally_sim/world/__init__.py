@@ -1,0 +1,1 @@
+"""The world the cars drive in: stages, their surfaces and paths, and their drawing."""

@@ -1,0 +1,221 @@
+"""
+The stages shipped in config/stages: a path and a surface map for each.
+
+    python -m rally_sim.stages DIR      # (re)writes the stage files into DIR
+
+- ``rally_stage``: a closed, winding 8 m wide road of about 340 m: tarmac,
+  then gravel with a snow patch and an ice patch, grass beside the road.
+- ``skid_pad``: a gravel circle of 15 m radius (an 8 m wide ring) on tarmac,
+  for drifting.
+- ``hill_stage``: the rally stage's road over three rounded hills (up to 5 m
+  high, slopes up to about 13 %), all gravel: reference 004's slopes.
+- ``snow_pad``: a 10 m circle on a snow field; ``tarmac_pad``: a 15 m circle on
+  dry tarmac: drifts on the least and the most grip.
+- ``figure_eight``: two gravel circles of 15 m radius touching at the origin,
+  driven clockwise round the right one, then counter-clockwise round the left
+  one: a drift that changes side at every crossing.
+
+Each stage is `<name>.yaml` (a surface map in the map_server layout, see
+rally_sim.physics.surfaces), `<name>.png` and `<name>_path.csv` (columns x, y
+in the odom frame, metres; the reference line, closed: the last point joins
+the first). The files are generated from the geometry below, so they can be
+rebuilt exactly; a test checks that the shipped files match. A stage with
+hills also has `<name>_heights.yaml` and `<name>_heights.png` (16-bit), the
+height map its surface map names.
+"""
+
+import csv
+import math
+import os
+import sys
+from typing import Dict, List, NamedTuple, Tuple
+
+import numpy as np
+
+RESOLUTION_M = 0.5
+ROAD_HALF_WIDTH_M = 4.0
+COLOURS: Dict[str, Tuple[int, int, int]] = {
+    'tarmac_dry': (90, 90, 90), 'gravel': (200, 170, 110), 'snow': (245, 245, 250),
+    'ice': (170, 210, 240), 'grass': (70, 140, 60),
+}
+
+
+class Stage(NamedTuple):
+    """A reference path, and which surface lies along it and beside it."""
+
+    name: str
+    path: np.ndarray                      # (N, 2), closed loop
+    sections: List[Tuple[float, str]]     # (fraction of the lap where it ends, surface)
+    beside: str                           # surface off the road
+    outside: str                          # surface beyond the map
+    hills: Tuple[Tuple[float, float, float, float], ...] = ()
+    """Rounded hills (x, y, height, radius) [m]: height exp(-d^2 / (2 radius^2)) each."""
+    datum: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Latitude, longitude [deg] and altitude [m] of the odom origin, for GNSS."""
+
+
+def _rally_path() -> np.ndarray:
+    theta = np.linspace(0.0, 2.0 * math.pi, 720, endpoint=False)
+    radius = 50.0 + 9.0 * np.sin(3.0 * theta) + 4.0 * np.cos(5.0 * theta)
+    return np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
+
+
+def _circle(radius: float) -> np.ndarray:
+    theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
+    return np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
+
+
+def _figure_eight(radius: float) -> np.ndarray:
+    """Return the right circle clockwise from the origin (heading +y), then the left one."""
+    theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
+    right = np.column_stack([radius - radius * np.cos(theta), radius * np.sin(theta)])
+    left = np.column_stack([-radius + radius * np.cos(theta), radius * np.sin(theta)])
+    return np.vstack([right, left])
+
+
+STAGES = {
+    'rally_stage': Stage('rally_stage', _rally_path(),
+                         [(0.35, 'tarmac_dry'), (0.55, 'gravel'), (0.62, 'snow'),
+                          (0.85, 'gravel'), (0.90, 'ice'), (1.0, 'gravel')],
+                         beside='grass', outside='grass', datum=(66.4979, 25.7180, 105.0)),
+    'skid_pad': Stage('skid_pad', _circle(15.0), [(1.0, 'gravel')],
+                      beside='tarmac_dry', outside='tarmac_dry', datum=(60.1699, 24.9384, 20.0)),
+    'hill_stage': Stage('hill_stage', _rally_path(), [(1.0, 'gravel')], beside='grass',
+                        outside='grass', hills=((45.0, 20.0, 5.0, 22.0),
+                                                (-40.0, 30.0, 4.0, 18.0),
+                                                (0.0, -50.0, 3.0, 15.0)),
+                        datum=(46.2044, 6.1432, 375.0)),
+    'snow_pad': Stage('snow_pad', _circle(10.0), [(1.0, 'snow')], beside='snow',
+                      outside='snow', datum=(67.9222, 26.5046, 180.0)),
+    'tarmac_pad': Stage('tarmac_pad', _circle(15.0), [(1.0, 'tarmac_dry')],
+                        beside='tarmac_dry', outside='tarmac_dry',
+                        datum=(60.1699, 24.9384, 20.0)),
+    'figure_eight': Stage('figure_eight', _figure_eight(15.0), [(1.0, 'gravel')],
+                          beside='tarmac_dry', outside='tarmac_dry',
+                          datum=(60.1699, 24.9384, 20.0)),
+}
+HEIGHT_LEVELS = 65535
+MAX_SLOPE = 0.2
+"""The steepest rise per metre a stage's height map declares it may hold."""
+
+
+def lap_fraction(path: np.ndarray) -> np.ndarray:
+    """Return each path point's fraction of the lap length (0 at the first point)."""
+    closed = np.vstack([path, path[:1]])
+    lengths = np.hypot(*np.diff(closed, axis=0).T)
+    return np.concatenate([[0.0], np.cumsum(lengths)[:-1]]) / lengths.sum()
+
+
+def _pixel_centres(stage: Stage) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float]]:
+    """Return the odom x and y of every pixel centre (row 0 at the top) and the lower-left."""
+    low = stage.path.min(axis=0) - 2.0 * ROAD_HALF_WIDTH_M
+    high = stage.path.max(axis=0) + 2.0 * ROAD_HALF_WIDTH_M
+    cols, rows = np.ceil((high - low) / RESOLUTION_M).astype(int)
+    xs = low[0] + (np.arange(cols) + 0.5) * RESOLUTION_M
+    ys = low[1] + (np.arange(rows)[::-1] + 0.5) * RESOLUTION_M
+    grid_x, grid_y = np.meshgrid(xs, ys)
+    return grid_x, grid_y, (float(low[0]), float(low[1]))
+
+
+def height_image(stage: Stage) -> Tuple[np.ndarray, float]:
+    """Return the 16-bit height image of a stage's hills and the height of white [m]."""
+    grid_x, grid_y, _ = _pixel_centres(stage)
+    heights = np.zeros(grid_x.shape)
+    for x, y, height, radius in stage.hills:
+        heights += height * np.exp(-((grid_x - x) ** 2 + (grid_y - y) ** 2) / (2 * radius ** 2))
+    top = float(math.ceil(heights.max()))
+    return np.round(heights / top * HEIGHT_LEVELS).astype(np.uint16), top
+
+
+def surface_image(stage: Stage) -> Tuple[np.ndarray, Tuple[float, float]]:
+    """Return the RGB image (row 0 at the top) and the odom (x, y) of its lower-left corner."""
+    grid_x, grid_y, low = _pixel_centres(stage)
+    rows, cols = grid_x.shape
+    points = np.column_stack([grid_x.ravel(), grid_y.ravel()])
+    nearest = np.empty(len(points), dtype=int)
+    distance = np.empty(len(points))
+    for start in range(0, len(points), 4096):
+        chunk = points[start:start + 4096]
+        d2 = ((chunk[:, None, :] - stage.path[None, :, :]) ** 2).sum(axis=2)
+        nearest[start:start + 4096] = d2.argmin(axis=1)
+        distance[start:start + 4096] = np.sqrt(d2.min(axis=1))
+    fraction = lap_fraction(stage.path)[nearest]
+    image = np.empty((len(points), 3), dtype=np.uint8)
+    image[:] = COLOURS[stage.beside]
+    on_road = distance <= ROAD_HALF_WIDTH_M
+    start = 0.0
+    for end, surface in stage.sections:
+        image[on_road & (fraction >= start) & (fraction < end)] = COLOURS[surface]
+        start = end
+    return image.reshape(rows, cols, 3), low
+
+
+def write_stage(stage: Stage, folder: str) -> None:
+    """Write <name>.yaml, <name>.png and <name>_path.csv into `folder`."""
+    from PIL import Image
+    import yaml
+    os.makedirs(folder, exist_ok=True)
+    image, origin = surface_image(stage)
+    Image.fromarray(image).save(os.path.join(folder, stage.name + '.png'), optimize=True)
+    used = {stage.beside} | {surface for _, surface in stage.sections}
+    spec = {'image': stage.name + '.png', 'resolution': RESOLUTION_M,
+            'origin': [origin[0], origin[1], 0.0],
+            'surfaces': [{'color': list(COLOURS[s]), 'surface': s} for s in sorted(used)],
+            'outside': stage.outside, 'datum': list(stage.datum)}
+    if stage.hills:
+        spec['height_map'] = _write_heights(stage, folder, spec['origin'])
+    with open(os.path.join(folder, stage.name + '.yaml'), 'w', encoding='utf-8') as out:
+        out.write(f'# Surface map of the {stage.name} stage (generated by '
+                  'python -m rally_sim.stages).\n')
+        yaml.safe_dump(spec, out, sort_keys=False, default_flow_style=None)
+    with open(os.path.join(folder, stage.name + '_path.csv'), 'w', newline='',
+              encoding='utf-8') as out:
+        writer = csv.writer(out)
+        writer.writerow(['x', 'y'])
+        writer.writerows([[f'{x:.4f}', f'{y:.4f}'] for x, y in stage.path])
+
+
+def _write_heights(stage: Stage, folder: str, origin: List[float]) -> str:
+    """Write <name>_heights.png and .yaml; return the YAML's file name."""
+    from PIL import Image
+    import yaml
+    image, top = height_image(stage)
+    Image.fromarray(image).save(os.path.join(folder, stage.name + '_heights.png'))
+    name = stage.name + '_heights.yaml'
+    spec = {'image': stage.name + '_heights.png', 'resolution': RESOLUTION_M,
+            'origin': origin, 'min_height_m': 0.0, 'max_height_m': top,
+            'max_slope': MAX_SLOPE}
+    with open(os.path.join(folder, name), 'w', encoding='utf-8') as out:
+        out.write(f'# Height map of the {stage.name} stage (generated by '
+                  'python -m rally_sim.stages).\n')
+        yaml.safe_dump(spec, out, sort_keys=False, default_flow_style=None)
+    return name
+
+
+def read_path(path: str) -> np.ndarray:
+    """Read a path CSV (columns x, y) into an (N, 2) array; raise ValueError if malformed."""
+    with open(path, newline='', encoding='utf-8') as stream:
+        rows = list(csv.DictReader(stream))
+    try:
+        points = np.array([[float(r['x']), float(r['y'])] for r in rows])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f'{path}: a path needs columns x and y with numbers') from None
+    if len(points) < 2 or not np.all(np.isfinite(points)):
+        raise ValueError(f'{path}: a path needs at least two finite points')
+    return points
+
+
+def main(argv=None) -> int:
+    """Write every stage into the folder given."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for stage in STAGES.values():
+        write_stage(stage, argv[0])
+        print(f'wrote {stage.name} into {argv[0]}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,220 @@
+"""The scenario runner: built-in scenario passes, runs are identical, a bad controller fails."""
+
+import json
+import os
+import subprocess
+import sys
+
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+import pytest
+from support import ros_process
+from support.bags import decode_everything
+from support.scenarios import short_scenario
+import yaml
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # test/
+BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
+    os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
+IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight', 'path_follow_arcade',
+                   'path_follow_kinematic', 'path_follow_hills')
+"""Built-in scenarios whose ROS runs and bags are drift_skid_pad's or path_follow's but for
+the car's surface and target, the course (the figure eight, whose first transition
+test_inprocess.py also runs as ROS), the car's model (arcade, kinematic: their nodes run in
+test_node.py) or the stage's heights (test_stage_topics.py publishes them):
+test/campaign/test_inprocess.py runs them in-process, full length (the suite's time)."""
+
+
+PATH_FOLLOW_BEFORE_SENSORS = {
+    'cross_track_rms_m': 0.31849104599098116, 'cross_track_max_m': 1.4797319518105603,
+    'heading_error_rms_rad': 0.1068448909616079, 'completion_time_s': 47.94,
+    'off_road_time_s': 0.0, 'mean_speed_m_s': 7.255155200448105}
+"""path_follow's metrics at 160689d, before sensor profiles and actuators (issue 24)."""
+
+
+def run_scenario(scenario, output, *extra, tag=''):
+    result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(scenario),
+                             '--output', str(output), *extra],
+                            capture_output=True, text=True, timeout=600,
+                            env=ros_process.tagged_environment(tag))
+    reports = sorted(output.glob('scenario-*/report.json'))
+    report = json.loads(reports[-1].read_text()) if reports else None
+    return result, report
+
+
+@pytest.mark.parametrize('name', [n for n in BUILT_IN if n not in IN_PROCESS_ONLY])
+def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, name):
+    result, report = run_scenario(name, tmp_path, '--record', str(tmp_path / 'bag'))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert report['passed'] and all(v['passed'] for v in report['thresholds'].values())
+    assert 'PASSED' in result.stdout
+    assert (tmp_path / os.path.dirname(os.path.relpath(
+        sorted(tmp_path.glob('scenario-*/report.json'))[-1], tmp_path)) / 'report.png').exists()
+    decoded = decode_everything(tmp_path / 'bag')
+    assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock',
+            '/ground_truth/odom'} <= set(decoded)
+    assert len(decoded['/stage/surface']) == len(decoded['/stage/path']) == 1    # latched
+    metadata = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
+    custom = metadata['rosbag2_bagfile_information']['custom_data']
+    assert custom['rally_sim.seed'] == str(report['seed']) == '0'
+    assert custom['rally_sim.sensors'] == report['sensors']
+    if name == 'path_follow':   # ideal sensors, no actuators: the run of before, bit for bit
+        assert report['metrics'] == PATH_FOLLOW_BEFORE_SENSORS
+    if name.endswith('_typical'):
+        assert report['sensors'] == 'typical' and report['actuation']['steer']['delay_s'] > 0
+        assert {'/gnss/fix', '/wheel_encoders', '/steering_angle'} <= set(decoded)
+        assert 'sensors typical, seed 0; actuation actuation.steer.delay_s' in result.stdout
+
+
+def test_same_scenario_twice_gives_identical_metrics_and_records_a_bag(tmp_path):
+    scenario = short_scenario(tmp_path, 'short')
+    first, report_1 = run_scenario(scenario, tmp_path / 'one', '--record', str(tmp_path / 'bag'))
+    second, report_2 = run_scenario(scenario, tmp_path / 'two')
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert report_1['metrics'] == report_2['metrics']
+    assert report_1['simulated_s'] == pytest.approx(8.0, abs=0.03)
+    stamps = {'/odom': [], '/ackermann_cmd': []}
+    with open(next((tmp_path / 'bag').glob('*.mcap')), 'rb') as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, channel, _, msg in reader.iter_decoded_messages(topics=list(stamps)):
+            stamps[channel.topic].append(msg.header.stamp.sec + msg.header.stamp.nanosec / 1e9)
+    # The bag holds every state up to the run's end (nothing lost at the tail:
+    # the simulator may run a little past it before it is stopped), and from the
+    # first answer the recorder got on (it discovers the controller's publisher
+    # while the run goes on) every state is answered with its own stamp.
+    states = sorted(set(stamps['/odom']))
+    assert states[0] == 0.0 and states[-1] >= report_1['simulated_s']
+    assert states == pytest.approx([0.02 * k for k in range(len(states))], abs=1e-9)
+    answered = {round(s, 6) for s in stamps['/ackermann_cmd']}
+    first = min(answered)
+    assert answered >= {round(s, 6) for s in states if first <= s <= report_1['simulated_s']}
+
+
+@pytest.mark.parametrize('mode, reason', [
+    ('wrong_stamp', 'the simulator says: /scenario_controller answered with stamp 3.000 s, '
+                    'not the state time 2.000 s'),
+    ('die', 'exited with 3')])
+def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reason):
+    scenario = short_scenario(tmp_path, mode, controller={'command': [
+        'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), mode, '2.0']})
+    watch = ros_process.ShmWatch(str(tmp_path)).start()
+    result, report = run_scenario(scenario, tmp_path, tag=str(tmp_path))
+    watch.stop()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert reason in result.stderr
+    assert report is None
+    assert not ros_process.tagged_processes(str(tmp_path))     # no orphan process
+    assert not watch.leaked()                                  # no shared memory left
+
+
+def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):
+    scenario = short_scenario(tmp_path, 'broken', stage='moon')
+    result, _ = run_scenario(scenario, tmp_path)
+    assert result.returncode == 2
+    assert "key 'stage' must be one of" in result.stderr
+
+
+def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
+    result, _ = run_scenario('nosuch', tmp_path)
+    assert result.returncode == 2 and 'Traceback' not in result.stderr
+    assert "no scenario 'nosuch'" in result.stderr
+    assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_typical, drift_snow, '
+            'drift_tarmac, mppi_rally_stage') in result.stderr
+    scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
+    result, _ = run_scenario(scenario, tmp_path)
+    assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
+    for option, value, said in (('--vehicle', 'nosuchcar', 'presets: arcade_group2'),
+                                ('--surface', 'lava', 'a stage (figure_eight, hill_stage')):
+        demo = subprocess.run([sys.executable, '-m', 'rally_sim.demo', option, value,
+                               '--output', str(tmp_path)], capture_output=True, text=True,
+                              timeout=300)
+        assert demo.returncode == 2 and said in demo.stderr, demo.stderr
+        assert 'Traceback' not in demo.stderr
+
+
+def noisy_odometry(bag):
+    """Return (stamp, x, yaw rate) of every odometry message in a bag."""
+    rows = []
+    with open(next(bag.glob('*.mcap')), 'rb') as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, _, _, msg in reader.iter_decoded_messages(topics=['/odom']):
+            rows.append((msg.header.stamp.sec, msg.header.stamp.nanosec,
+                         msg.pose.pose.position.x, msg.twist.twist.angular.z))
+    return sorted(set(rows))
+
+
+def test_one_seed_one_noisy_run_in_synchronous_pacing(tmp_path):
+    """Typical sensors, delayed steering: the same seed twice, bit for bit; another differs."""
+    runs = {}
+    for label, seed in (('a', 3), ('b', 3), ('c', 4)):
+        scenario = short_scenario(
+            tmp_path, f'noisy_{label}', sensors='typical', seed=seed, duration_s=4.0,
+            actuation={'steer': {'delay_s': 0.2, 'time_constant_s': 0.1}},
+            controller={'command': ['python', '-m', 'rally_sim.ros.path_follower'],
+                        'params': {'target_speed_m_s': 8.0, 'delay_compensation_s': 0.3}})
+        result, report = run_scenario(scenario, tmp_path / label, '--record',
+                                      str(tmp_path / f'bag_{label}'))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert report['seed'] == seed
+        end_ns = round(report['simulated_s'] * 1e9)   # the simulator may run on a little
+        runs[label] = (report['metrics'], [row for row in noisy_odometry(tmp_path / f'bag_{label}')
+                                           if row[0] * 1_000_000_000 + row[1] <= end_ns])
+    assert runs['a'] == runs['b']
+    assert len(runs['a'][1]) >= 190             # 50 Hz for the 4 s
+    assert runs['c'][1] != runs['a'][1] and runs['c'][0] != runs['a'][0]
+
+
+@pytest.mark.parametrize('changes, said', [
+    ({'sensors': 'perfect'}, "key 'sensors': no sensor profile 'perfect'"),
+    ({'seed': -1}, "key 'seed' = -1 must be an integer in [0, 2147483647] or random"),
+    ({'seed': 'lucky'}, "key 'seed' = 'lucky' must be an integer"),
+    ({'actuation': {'steer': {'delay_s': 3.0}}},
+     "key 'actuation': key 'actuation.steer.delay_s' = 3.0 is out of range [0, 1]"),
+    ({'actuation': {'clutch': {'delay_s': 0.1}}}, "unknown key 'actuation.clutch.delay_s'"),
+    ({'actuation': {'steer': 0.2}}, "'actuation.steer' must be a mapping of keys")])
+def test_bad_sensor_seed_or_actuation_exits_2_naming_the_key(tmp_path, changes, said):
+    result, _ = run_scenario(short_scenario(tmp_path, 'bad', **changes), tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert said in result.stderr and 'Traceback' not in result.stderr
+
+
+def test_seed_random_is_drawn_reported_and_printed(tmp_path):
+    result, report = run_scenario(short_scenario(tmp_path, 'lucky', seed='random',
+                                                 sensors='typical', duration_s=1.0),
+                                  tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert isinstance(report['seed'], int)
+    assert f"seed {report['seed']} (drawn: seed random)" in result.stdout
+
+
+def test_exact_odometry_on_its_own_schedule_gives_the_ideal_run(tmp_path):
+    """A profile whose odometry is exact at the control rate: the same run as ideal sensors."""
+    profile = tmp_path / 'scheduled.yaml'
+    profile.write_text('odometry: {rate_hz: 50.0}\nimu: {rate_hz: 100.0, delay_s: 0.005}\n')
+    # in-process: the engine gives the ROS runs' metrics bit for bit (test_inprocess.py)
+    from rally_sim.campaign.inprocess import run_scenario as run_in_process
+    from rally_sim.scenarios.spec import load_scenario
+    metrics = []
+    for name, changes in (('ideal', {}), ('own', {'sensors': str(profile)})):
+        spec = load_scenario(str(short_scenario(tmp_path, name, **changes)))
+        spec['seed_in_use'] = 0
+        metrics.append(run_in_process(spec)['metrics'])
+    assert metrics[0] == metrics[1]
+
+
+@pytest.mark.parametrize('change, said', [
+    ({'equilibrium': {}}, r"thresholds \['sideslip_error_rms_deg', 'speed_error_rms_m_s'\] "
+                          "need the key 'equilibrium'"),
+    ({'equilibrium': {'radius_m': 15.0, 'sideslip_deg': -25.0}},
+     r"key 'equilibrium': unknown key\(s\) \[\], missing key\(s\) \['surface'\]"),
+    ({'equilibrium': {'radius_m': '15', 'sideslip_deg': -25.0, 'surface': 'gravel'}},
+     "key 'equilibrium.radius_m' = '15' has the wrong type"),
+    ({'equilibrium': {'radius_m': 15.0, 'sideslip_deg': -25.0, 'surface': 'lava'}},
+     "key 'equilibrium.surface' must be one of"),
+])
+def test_a_bad_equilibrium_target_is_refused_naming_the_key(change, said):
+    from rally_sim.scenarios.spec import check_scenario, load_scenario, ScenarioError
+    spec = dict(load_scenario('drift_skid_pad'), **change)
+    spec.pop('file')
+    with pytest.raises(ScenarioError, match=said):
+        check_scenario(spec, 'drift.yaml')
