@@ -29,7 +29,7 @@ from typing import Dict
 import yaml
 
 from ..campaign.pool import TAG
-from ..cli.processes import tag_values
+from ..runtime.processes import tag_values
 
 
 def single_run(folder: str) -> Dict[str, float]:

@@ -2,10 +2,10 @@
 Entry point of campaigns: `./rally campaign` or `python -m rally_sim.campaign`.
 
 Light on purpose: the stop handler is installed before the heavy imports
-(see rally_sim.cli.entry); the command itself is in cli.py.
+(see rally_sim.runtime.entry); the command itself is in cli.py.
 """
 
-from ..cli.entry import exit_at_once, run_tool
+from ..runtime.entry import exit_at_once, run_tool
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,7 @@ from .progress import Progress
 from .report import summary, write_report
 from .results import ResultTable
 from .spec import CampaignError, load_campaign
-from ..cli.entry import Stopped, StopRequest
+from ..runtime.entry import Stopped, StopRequest
 
 
 def parse(argv):

@@ -23,8 +23,8 @@ import time
 from typing import Any, Callable, Deque, Dict, List, Optional
 
 from .domains import DomainLease, lease
-from ..cli.entry import StopRequest
-from ..cli.processes import kill_tagged, quick_discovery, remove_dead_shm, SHM_AGE_S
+from ..runtime.entry import StopRequest
+from ..runtime.processes import kill_tagged, quick_discovery, remove_dead_shm, SHM_AGE_S
 
 TAG = 'RALLY_SIM_CAMPAIGN_WORKER'
 """Environment variable marking a worker's processes (its runs' inherit it)."""

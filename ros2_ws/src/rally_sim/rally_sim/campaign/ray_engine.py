@@ -22,8 +22,8 @@ from typing import Any, Callable, Dict, List, Optional
 from .domains import lease
 from .pool import ATTEMPTS, TAG, Task
 from .worker import execute_task
-from ..cli.entry import StopRequest
-from ..cli.processes import kill_tagged, quick_discovery, remove_dead_shm
+from ..runtime.entry import StopRequest
+from ..runtime.processes import kill_tagged, quick_discovery, remove_dead_shm
 
 CONNECT_TIMEOUT_S = 5.0
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024

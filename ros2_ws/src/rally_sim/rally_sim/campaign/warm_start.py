@@ -28,7 +28,7 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
-from ..cli.processes import start_logged
+from ..runtime.processes import start_logged
 
 MODULES = {
     'rally_sim.ros.node': 'rally_sim.ros.simulator_node',

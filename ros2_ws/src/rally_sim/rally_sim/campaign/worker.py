@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any, Callable, Dict
 
-from ..cli.entry import exit_at_once, Stopped, stopped_status, StopRequest
+from ..runtime.entry import exit_at_once, Stopped, stopped_status, StopRequest
 
 
 def execute_task(task: Dict[str, Any], stop: StopRequest, start_process: Callable = None

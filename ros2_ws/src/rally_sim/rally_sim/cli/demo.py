@@ -2,12 +2,12 @@
 Entry point of the demo: `./rally run` or `python -m rally_sim.demo`.
 
 Light on purpose: the stop handler is installed before the heavy imports
-(see rally_sim.cli.entry); the demo itself is in demo_driver.py.
+(see rally_sim.runtime.entry); the demo itself is in demo_driver.py.
 """
 
 import sys
 
-from .entry import run_tool
+from ..runtime.entry import run_tool
 
 
 def main(argv=None) -> int:

@@ -44,8 +44,6 @@ from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 
-from .entry import StopRequest
-from .processes import start_logged, stop_all
 from .replay import write_trajectory
 from .. import WHEELS
 from ..control.path import ClosedPath
@@ -53,6 +51,8 @@ from ..physics import load_vehicle
 from ..physics.trajectory import Trajectory
 from ..resources import config_file, surface_from, vehicle_path
 from ..ros.recording import BagRecorder
+from ..runtime.entry import StopRequest
+from ..runtime.processes import start_logged, stop_all
 from ..sensors import load_profile
 from ..world.plotting import plot_run
 from ..world.stages import read_path
@@ -291,7 +291,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     """
     Run the demo; return the exit status.
 
-    Ctrl-C or SIGTERM (read from `stop`, see rally_sim.cli.entry) is the
+    Ctrl-C or SIGTERM (read from `stop`, see rally_sim.runtime.entry) is the
     normal end before the duration: the run's results are written.
     """
     stop = stop or StopRequest(tool=True)

@@ -2,12 +2,12 @@
 Entry point of the scenario runner: `./rally scenario` or `python -m rally_sim.scenario`.
 
 Light on purpose: the stop handler is installed before the heavy imports
-(see rally_sim.cli.entry); the runner itself is in scenarios/runner.py.
+(see rally_sim.runtime.entry); the runner itself is in scenarios/runner.py.
 """
 
 import sys
 
-from .entry import run_tool
+from ..runtime.entry import run_tool
 
 
 def main(argv=None) -> int:

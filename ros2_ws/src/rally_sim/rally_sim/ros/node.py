@@ -5,12 +5,12 @@ Entry point of the simulator node.
     python -m rally_sim.ros.node
 
 Light on purpose: the stop handler is installed before the node's heavy
-imports (see rally_sim.cli.entry); the node itself is in simulator_node.py.
+imports (ros/process.py); the node itself is in simulator_node.py.
 """
 
 import sys
 
-from ..cli.entry import run_node_process
+from .process import run_node_process
 
 
 def main(args=None) -> int:

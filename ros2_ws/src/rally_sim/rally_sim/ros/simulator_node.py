@@ -49,7 +49,7 @@ from .trail import Trail
 from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path
 from ..sensors import load_profile, SensorError
-from ..sim import prepare, Session, Start  # noqa: F401  prepare: entry.run_node_process
+from ..sim import prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
 from ..sim.reports import non_finite
 

@@ -11,7 +11,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from .parameters import ParameterError
-from ..cli.entry import StopRequest
+from ..runtime.entry import StopRequest
 
 SPIN_TIMEOUT_S = 0.1
 """How long one spin waits for work; bounds how late Ctrl-C is noticed."""

@@ -41,11 +41,11 @@ from .spec import (
     actuation_overrides, controller_command, CONTROLLER_NODE, draw_seed, first_answered_ns,
     load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError, sensor_file,
     SIMULATOR_NODE, vehicle_file)
-from ..cli.entry import Stopped, StopRequest
-from ..cli.processes import quick_discovery, start_logged, stop_all
 from ..control.path import ClosedPath
 from ..resources import config_file, surface_from
 from ..ros.serialized import byte_order, FieldReader
+from ..runtime.entry import Stopped, StopRequest
+from ..runtime.processes import quick_discovery, start_logged, stop_all
 from ..world.stages import read_path
 
 ANSWER_TIMEOUT_S = 10.0
@@ -365,7 +365,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     """
     Run a scenario; exit 0 when every threshold passes, 1 when one fails, 2 on bad input.
 
-    On Ctrl-C or SIGTERM (`stop`, see rally_sim.cli.entry) the simulator and the
+    On Ctrl-C or SIGTERM (`stop`, see rally_sim.runtime.entry) the simulator and the
     controller are stopped and Stopped is raised: there is no verdict.
     """
     stop = stop or StopRequest(tool=True)

@@ -33,7 +33,7 @@ def prepare() -> None:
     Load (or compile) the physics kernels a session calls, before the first step needs them.
 
     The simulator's entry point calls it while a signal still needs no
-    clean-up (entry.run_node_process); the in-process workers before their
+    clean-up (ros/process.py); the in-process workers before their
     first run.
     """
     car = Vehicle(load_vehicle(vehicle_path('volvo_v40')))

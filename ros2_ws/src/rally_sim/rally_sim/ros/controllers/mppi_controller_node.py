@@ -29,7 +29,7 @@ from ...resources import vehicle_path
 
 
 def prepare() -> None:
-    """Load (or compile) the batch kernel before ROS starts (see entry.run_node_process)."""
+    """Load (or compile) the batch kernel before ROS starts (see ros/process.py)."""
     batch.prepare(load_vehicle(vehicle_path('volvo_v40')))
 
 

@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from rally_sim.cli.processes import start_logged, stop_all
+from rally_sim.runtime.processes import start_logged, stop_all
 
 
 def test_a_process_stopped_before_it_handles_signals_ends_without_a_traceback(tmp_path):

@@ -1,0 +1,1 @@
+"""How our programs run as processes: a clean stop on Ctrl-C or SIGTERM, child processes."""
