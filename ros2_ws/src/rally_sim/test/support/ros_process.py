@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Callable, Dict, Iterable, List
 
-from rally_sim import processes
+from rally_sim.runtime import processes
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 

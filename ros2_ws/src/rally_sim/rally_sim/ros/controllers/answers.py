@@ -10,6 +10,8 @@ a run is the same however often a state was repeated.
 
 from typing import List, Tuple
 
+from rclpy.publisher import Publisher
+
 
 class Answers:
     """The messages published in answer to the newest state stamp."""
@@ -17,7 +19,7 @@ class Answers:
     def __init__(self):
         """Start with no state answered."""
         self.stamp: Tuple[int, int] = None
-        self.sent: List[tuple] = []
+        self.sent: List[Tuple[Publisher, object]] = []
 
     def repeated(self, state) -> bool:
         """If `state` was answered already, publish the same answers again and return True."""
@@ -29,7 +31,7 @@ class Answers:
         self.stamp, self.sent = stamp, []
         return False
 
-    def publish(self, publisher, message) -> None:
+    def publish(self, publisher: Publisher, message) -> None:
         """Publish an answer to the current state and keep it."""
         publisher.publish(message)
         self.sent.append((publisher, message))
