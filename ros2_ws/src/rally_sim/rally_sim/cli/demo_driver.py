@@ -32,17 +32,13 @@ import time
 from typing import Dict, List
 
 from ackermann_msgs.msg import AckermannDriveStamped
-from nav_msgs.msg import Odometry, Path
+from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand
+from rally_sim_msgs.msg import DrivetrainState, WheelSlip, WheelTorqueCommand
 import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
-from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import Imu, JointState, NavSatFix
-from tf2_msgs.msg import TFMessage
-from visualization_msgs.msg import Marker, MarkerArray
 
 from .replay import write_trajectory
 from .. import WHEELS
@@ -50,7 +46,7 @@ from ..control.path import ClosedPath
 from ..physics import load_vehicle
 from ..physics.trajectory import Trajectory
 from ..resources import config_file, surface_from, vehicle_path
-from ..ros.recording import BagRecorder
+from ..ros.recording import BagRecorder, RECORDED_TOPICS
 from ..runtime.entry import StopRequest
 from ..runtime.processes import start_logged, stop_all
 from ..sensors import load_profile
@@ -80,14 +76,6 @@ DRIVERS = {
               'initial_speed': 8.0, 'what': 'the reference drift controller'},
     'manoeuvre': {'duration': CYCLE_S, 'vehicle': 'rwd_gravel', 'surface': 'gravel',
                   'initial_speed': 0.0, 'what': 'a scripted manoeuvre'},
-}
-RECORDED_TOPICS = {
-    'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
-    'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
-    'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
-    'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
-    'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
-    'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
 }
 STILL_M_S = 0.1
 DRIVER_NODE = 'rally_demo_driver'

@@ -14,11 +14,28 @@ import re
 import time
 from typing import Callable, Dict, List, Tuple
 
+from ackermann_msgs.msg import AckermannDriveStamped
 from ament_index_python.packages import get_package_share_directory
 from mcap.writer import CompressionType, Writer
+from nav_msgs.msg import Odometry, Path
+from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState, NavSatFix
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import Marker, MarkerArray
 import yaml
+
+RECORDED_TOPICS = {
+    'odom': Odometry, '/tf': TFMessage, '/tf_static': TFMessage, 'wheel_slip': WheelSlip,
+    'joint_states': JointState, 'imu': Imu, 'markers': MarkerArray, '/clock': Clock,
+    'ackermann_cmd': AckermannDriveStamped, 'wheel_torque_cmd': WheelTorqueCommand,
+    'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
+    'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
+    'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
+}
+"""What a run's bag holds: every topic the simulator and our controllers publish."""
 
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}

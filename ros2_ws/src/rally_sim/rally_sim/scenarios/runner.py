@@ -97,8 +97,7 @@ class Observer:
                 _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
         self.recorder = None
         if record:
-            from ..ros.recording import BagRecorder
-            from ..cli.demo_driver import RECORDED_TOPICS
+            from ..ros.recording import BagRecorder, RECORDED_TOPICS
             self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS, {
                 'rally_sim.seed': str(spec['seed_in_use']), 'rally_sim.sensors': spec['sensors'],
                 'rally_sim.sensor_overrides': json.dumps(spec['sensor_overrides']),
