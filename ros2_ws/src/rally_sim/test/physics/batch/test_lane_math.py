@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from rally_sim.physics import jit, lane_math
+from rally_sim.physics import jit
+from rally_sim.physics.batch import lane_math
 from rally_sim.physics.batch.lane_math import lane_atan, lane_sin, lane_sincos
 from rally_sim.physics.jit import fma, njit
 

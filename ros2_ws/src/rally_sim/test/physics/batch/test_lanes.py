@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from rally_sim.physics import lanes, Vehicle
+from rally_sim.physics import Vehicle
+from rally_sim.physics.batch import lanes
 from rally_sim.physics.batch.rollouts import Batch
 from rally_sim.physics.scenarios import document_scenario
 from rally_sim.physics.surfaces import Surface

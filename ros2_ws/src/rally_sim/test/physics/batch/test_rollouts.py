@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rally_sim.physics import batch as batch_module
+from rally_sim.physics.batch import rollouts as batch_module
 from rally_sim.physics import CommandError, Vehicle
 from rally_sim.physics.batch.rollouts import Batch
 from rally_sim.physics.config import ConfigError
