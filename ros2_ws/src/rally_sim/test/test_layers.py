@@ -20,6 +20,7 @@ the file, the line and the import.
 import ast
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -208,3 +209,20 @@ def test_the_rank_check_names_an_upward_import_and_a_circle(tmp_path, monkeypatc
         test_no_part_imports_a_higher_one_and_no_folders_import_in_a_circle()
     assert circle({'a': {'b'}, 'b': {'c'}, 'c': {'a'}}) == ['a', 'b', 'c', 'a']
     assert circle({'a': {'b'}, 'b': set()}) is None
+
+
+def test_the_architecture_diagram_has_the_imports_of_the_code():
+    """docs/architecture.svg (./rally diagram) draws the arrows pydeps finds now."""
+    pydeps = pathlib.Path(sys.executable).with_name('pydeps')
+    result = subprocess.run([str(pydeps), 'rally_sim', '--max-module-depth', '2', '--only',
+                             'rally_sim', '--noshow', '--rankdir', 'BT', '--no-config',
+                             '--exclude', 'rally_sim_msgs*',
+                             '--show-dot', '--no-output'], capture_output=True, text=True,
+                            timeout=120, cwd=str(PACKAGE.parent))
+    assert result.returncode == 0, result.stderr
+    now = set(re.findall(r'^\s*(\w+) -> (\w+)', result.stdout, re.M))
+    svg = (PACKAGE.parent.parent.parent.parent / 'docs' / 'architecture.svg').read_text(
+        encoding='utf-8')
+    drawn = set(re.findall(r'<title>(\w+)&#45;&gt;(\w+)</title>', svg))
+    assert len(now) > 20
+    assert now == drawn, 'run ./rally diagram: the diagram is not of the imports now'

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rally_sim.physics.batch import rollouts as batch_module
 from rally_sim.physics import CommandError, Vehicle
+from rally_sim.physics.batch import rollouts as batch_module
 from rally_sim.physics.batch.rollouts import Batch
 from rally_sim.physics.config import ConfigError
 from rally_sim.physics.model import STATE_SIZE
