@@ -1,12 +1,12 @@
 """
 Benchmark of campaigns: throughput on this machine's workers, overhead, memory.
 
-    python -m rally_sim.bench.campaign [--runs N]
+    python -m rally_sim.bench.campaign [--runs N] [--inprocess-runs M] [--inprocess-only]
 
 Runs path_follow alone three times (`./rally scenario`: the median real-time factor),
 then a campaign of N runs of it (sensor seeds 0..N-1; the ideal profile, so
-N equal runs) on one worker and on two, in-process on two (and 8 N runs in
-it, to show its fixed costs shared out), and prints for each the aggregate
+N equal runs) on one worker and on two, in-process on two, and M randomised
+runs in-process on two (issue 35's target: 10,000 in under 10 minutes), and prints for each the aggregate
 real-time factor (simulated seconds of all runs over the command's wall
 time, start-up and report included) beside the single run's, the overhead
 per run (a run's wall time less its loop's: the simulator's and the
@@ -56,13 +56,23 @@ def rss_by_worker(prefix: str) -> Dict[str, float]:
     return totals
 
 
-def campaign(folder: str, runs: int, workers: int, engine: str = 'ros') -> Dict[str, float]:
+RANDOMISED = {'friction_scale': {'uniform': [0.8, 1.2]}, 'mass_scale': {'uniform': [0.9, 1.1]},
+              'controller.params.target_speed_m_s': {'uniform': [8.0, 12.0]}}
+"""The randomised path_follow runs of the in-process target (issue 35)."""
+TARGET_RUNS, TARGET_S = 10_000, 600.0
+"""Issue 35: 10,000 randomised path_follow runs in under 10 minutes on two cores."""
+
+
+def campaign(folder: str, runs: int, workers: int, engine: str = 'ros',
+             randomised: bool = False) -> Dict[str, float]:
     """Run the campaign on `workers` workers with `engine`; return its figures."""
     path = os.path.join(folder, 'campaign.yaml')
+    tree = ({'scenario': 'path_follow', 'sample': dict(RANDOMISED, runs=runs), 'seed': 0}
+            if randomised else
+            {'scenario': 'path_follow', 'matrix': {'seed': {'range': [0, runs]}}})
     with open(path, 'w', encoding='utf-8') as out:
-        yaml.safe_dump({'scenario': 'path_follow', 'matrix': {'seed': {'range': [0, runs]}}},
-                       out)
-    output = os.path.join(folder, f'out-{runs}-{workers}-{engine}')
+        yaml.safe_dump(tree, out)
+    output = os.path.join(folder, f"out-{runs}-{workers}-{engine}{'-r' if randomised else ''}")
     start = time.monotonic()
     process = subprocess.Popen([sys.executable, '-m', 'rally_sim.campaign', path, '--workers',
                                 str(workers), '--output', output, '--engine', engine],
@@ -91,7 +101,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog='python -m rally_sim.bench.campaign',
                                      description=__doc__.split('\n\n')[0])
     parser.add_argument('--runs', type=int, default=16, help='runs per campaign (default 16)')
+    parser.add_argument('--inprocess-runs', type=int, default=256,
+                        help='randomised path_follow runs in-process on two workers '
+                        f'(default 256; the target is {TARGET_RUNS:,})')
+    parser.add_argument('--inprocess-only', action='store_true',
+                        help='measure the randomised in-process runs only')
     args = parser.parse_args(argv)
+    if args.inprocess_only:
+        with tempfile.TemporaryDirectory() as folder:
+            inprocess_target(folder, args.inprocess_runs)
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         # the median of three: one run's figure moves by 10 % from one to the next here
         singles = sorted((single_run(os.path.join(folder, f'single-{i}')) for i in range(3)),
@@ -127,11 +146,24 @@ def main(argv=None) -> int:
               f"{f['simulated_s'] / f['runs'] / f['cpu_s']:.0f} real time on a core)")
         print('  (targets, issue 25: two workers >= 1.6 x the single run; overhead <= 1.5 s '
               'a run; in-process >= x500 aggregate)')
-        f = campaign(folder, args.runs * 8, 2, 'inprocess')
-        print(f"  {f['runs']} runs in-process on 2 workers, for scale: {f['wall_s']:.1f} s "
-              f"wall, aggregate x{f['simulated_s'] / f['wall_s']:.0f} real time with start-up "
-              f"and report; the runs themselves x{f['simulated_s'] / f['busy_s']:.0f}")
+        inprocess_target(folder, args.inprocess_runs)
     return 0
+
+
+def inprocess_target(folder: str, runs: int) -> None:
+    """Run `runs` randomised path_follow runs in-process on two workers; print the figures."""
+    f = campaign(folder, runs, 2, 'inprocess', randomised=True)
+    factor = f['simulated_s'] / f['wall_s']
+    projected = TARGET_RUNS * (f['simulated_s'] / f['runs']) / factor
+    print(f"  {f['runs']} randomised path_follow runs in-process on 2 workers (friction "
+          f"x0.8-1.2, mass x0.9-1.1, 8-12 m/s): {f['passed']} passed; {f['wall_s']:.1f} s "
+          f"wall, {f['simulated_s'] / f['runs']:.1f} s simulated a run: aggregate "
+          f"x{factor:.0f} real time with start-up and report (the runs themselves "
+          f"x{f['simulated_s'] / f['busy_s']:.0f}); {TARGET_RUNS:,} runs at this rate: "
+          f'{projected / 60:.1f} min')
+    print(f'  (target, issue 35: {TARGET_RUNS:,} runs in under {TARGET_S / 60:.0f} min, '
+          f'x{TARGET_RUNS * 50.0 / TARGET_S:.0f} aggregate; python -m rally_sim.bench.campaign '
+          f'--inprocess-only --inprocess-runs {TARGET_RUNS} runs them all)')
 
 
 if __name__ == '__main__':

@@ -30,7 +30,8 @@ from ..physics.model import COMMAND_SIZE, OMEGA, OUTPUT_ROWS, STATE_SIZE, VX
 from ..physics.scenarios import document_scenario
 from ..physics.trajectory import simulate
 
-VEHICLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'config', 'vehicles')
+VEHICLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'config',
+                        'vehicles')
 PERIOD_S = 0.01
 COMMAND = Command(steer_rad=0.05, drive_torque_n_m=(0.0, 0.0, 150.0, 150.0))
 TARGETS = {'kernel': 1_000_000, 'ratio': 20.0, 'drift': 1000.0}

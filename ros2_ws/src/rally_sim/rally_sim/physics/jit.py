@@ -29,8 +29,9 @@ def _cache_dir() -> str:
     compiled model.py behind. A folder per source hash rules that out.
     """
     digest = hashlib.sha256()
-    for path in sorted(pathlib.Path(__file__).parent.glob('*.py')):
-        digest.update(path.name.encode() + b'\0' + path.read_bytes())
+    here = pathlib.Path(__file__).parent
+    for path in sorted(here.rglob('*.py')):      # models/, batch/, drivetrain/ too
+        digest.update(str(path.relative_to(here)).encode() + b'\0' + path.read_bytes())
     base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
     return os.path.join(base, 'rally_sim', 'numba', digest.hexdigest()[:16])
 

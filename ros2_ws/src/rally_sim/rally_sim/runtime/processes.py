@@ -25,8 +25,8 @@ def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
 
 
 PROFILES = 'FASTDDS_DEFAULT_PROFILES_FILE'
-DISCOVERY_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ros',
-                                 'discovery.xml')
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DISCOVERY_PROFILE = os.path.join(PACKAGE, 'ros', 'discovery.xml')
 
 
 def quick_discovery(env) -> None:

@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from rally_sim.runtime.processes import start_logged, stop_all
+from rally_sim.runtime.processes import DISCOVERY_PROFILE, start_logged, stop_all
 
 
 def test_a_process_stopped_before_it_handles_signals_ends_without_a_traceback(tmp_path):
@@ -58,3 +58,8 @@ def test_the_shm_watch_counts_what_the_tests_processes_leave_and_nothing_else(tm
         for path in (ours, theirs):
             if os.path.exists(path):
                 os.remove(path)
+
+
+def test_the_discovery_profile_children_get_is_there():
+    with open(DISCOVERY_PROFILE, encoding='utf-8') as profile:
+        assert '<profiles' in profile.read()
