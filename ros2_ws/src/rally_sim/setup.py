@@ -23,7 +23,7 @@ def share_tree(folder: str) -> list:
 # as in requirements/venv.txt: `pip install ros2_ws/src/rally_sim` in a plain venv
 # gives it without ROS. colcon does not install these (rosdep does, from package.xml).
 CORE_REQUIRES = ['numpy==2.2.6', 'numba==0.68.1', 'PyYAML==6.0.3', 'gymnasium==1.4.0',
-                 'matplotlib==3.11.2', 'pillow==13.0.0']
+                 'matplotlib==3.11.2', 'pillow==13.0.0', 'transforms3d==0.4.2']
 # The vehicle, stage and scenario files the core reads, as package data
 # (rally_sim/data in a wheel; config/ in the source tree and the ament share folder).
 DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',

@@ -6,10 +6,10 @@ Benchmark of campaigns: throughput on this machine's workers, overhead, memory.
 Runs path_follow alone three times (`./rally scenario`: the median real-time factor),
 then a campaign of N runs of it (sensor seeds 0..N-1; the ideal profile, so
 N equal runs) on one worker and on two, in-process on two, and M randomised
-runs in-process on two (issue 35's target: 10,000 in under 10 minutes), and prints for each the aggregate
-real-time factor (simulated seconds of all runs over the command's wall
-time, start-up and report included) beside the single run's, the overhead
-per run (a run's wall time less its loop's: the simulator's and the
+runs in-process on two (issue 35's target: 10,000 in under 10 minutes), and
+prints for each the aggregate real-time factor (simulated seconds of all runs
+over the command's wall time, start-up and report included) beside the
+single run's, the overhead per run (a run's wall time less its loop's: the simulator's and the
 controller's start-up, discovery, teardown, metrics) and the peak memory of a
 worker with its runs' processes. The issue's targets are printed beside
 them; nothing is asserted.
@@ -158,7 +158,7 @@ def inprocess_target(folder: str, runs: int) -> None:
     print(f"  {f['runs']} randomised path_follow runs in-process on 2 workers (friction "
           f"x0.8-1.2, mass x0.9-1.1, 8-12 m/s): {f['passed']} passed; {f['wall_s']:.1f} s "
           f"wall, {f['simulated_s'] / f['runs']:.1f} s simulated a run: aggregate "
-          f"x{factor:.0f} real time with start-up and report (the runs themselves "
+          f'x{factor:.0f} real time with start-up and report (the runs themselves '
           f"x{f['simulated_s'] / f['busy_s']:.0f}); {TARGET_RUNS:,} runs at this rate: "
           f'{projected / 60:.1f} min')
     print(f'  (target, issue 35: {TARGET_RUNS:,} runs in under {TARGET_S / 60:.0f} min, '

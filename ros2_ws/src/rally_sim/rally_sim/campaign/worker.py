@@ -4,7 +4,7 @@ A campaign worker: scenario runs one after another, in the ROS domain it was giv
     python -m rally_sim.campaign.worker [ENGINE]
 
 Reads one task per line on stdin (JSON: run_id, spec, folder, engine), runs
-it as `./rally scenario` runs a scenario (scenario_runner.execute: simulator
+it as `./rally scenario` runs a scenario (scenarios/runner.execute: simulator
 and controller processes in synchronous mode), or in this process (engine
 inprocess: inprocess.py), and writes one result per line on stdout.
 Long-lived, so a run costs its own processes' start-up only, not this
@@ -76,9 +76,10 @@ def prepare_inprocess() -> None:
 def main() -> int:
     """Serve tasks until stdin closes or a signal comes."""
     stop = StopRequest(tool=True)
-    from .. import scenario_runner  # noqa: F401  the heavy imports, once
     if sys.argv[1:] == ['inprocess']:
         prepare_inprocess()
+    else:
+        from ..scenarios import runner  # noqa: F401  the heavy imports, once
     starter = None          # at the first run of the ros engine
     try:
         for line in sys.stdin:

@@ -11,7 +11,7 @@ from ..runtime.entry import run_tool
 
 
 def main(argv=None) -> int:
-    """Run a scenario (see scenario_runner.main); 130 or 143 when stopped by a signal."""
+    """Run a scenario (see scenarios/runner.main); 130 or 143 when stopped by a signal."""
     return run_tool('rally_sim.scenarios.runner', argv)
 
 

@@ -2,7 +2,7 @@
 A scenario file: its keys, their checks and defaults, and what a run is made of.
 
 ROS-free: the scenario runner (ROS processes) and the in-process engine read
-scenarios through it. See scenario_runner.py for what a scenario is.
+scenarios through it. See scenarios/runner.py for what a scenario is.
 """
 
 import functools

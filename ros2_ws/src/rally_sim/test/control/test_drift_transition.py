@@ -50,7 +50,9 @@ def test_the_shipped_plan_replays_to_what_its_file_says_it_did(planned):
     rows, _ = rollout.run(transition.knot_times_s, transition.steer_rad,
                           transition.rear_wheel_speed_rad_s)
     m = transition.measured
-    assert float(np.max(np.abs(rows[:, 7]))) == m['lateral_max_m']
+    # numba compiles for the host's processor (fused multiply-adds where it has them),
+    # so a replay on another processor agrees with the planning machine's to rounding
+    assert float(np.max(np.abs(rows[:, 7]))) == pytest.approx(m['lateral_max_m'], rel=1e-9)
     assert regain_s(rows, left.target.sideslip_rad) == m['regain_s']
     assert crossing_time(rows) == m['crossing_s']
     # the targets, and the left drift reached: within 1 m, 15 deg within 2 s

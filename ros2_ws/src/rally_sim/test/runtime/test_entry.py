@@ -1,5 +1,5 @@
 """
-Every node's process stops cleanly on SIGINT or SIGTERM at any moment (rally_sim.entry).
+Every node's process stops cleanly on SIGINT or SIGTERM at any moment (rally_sim.runtime.entry).
 
 Each node is started (real-time pacing, every topic subscribed here) and
 stopped at seeded moments: half counted from when its stop handler is in

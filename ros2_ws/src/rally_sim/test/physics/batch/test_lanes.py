@@ -53,7 +53,8 @@ def starts(config, cars: int) -> np.ndarray:
 CHILD = """
 import json, math, sys
 import numpy as np
-from rally_sim.physics import jit, lanes
+from rally_sim.physics import jit
+from rally_sim.physics.batch import lanes
 from rally_sim.physics.batch.rollouts import Batch
 from support.vehicles import vehicle
 from test_lanes import inputs, starts, CARS
@@ -79,8 +80,8 @@ def test_with_the_c_library_functions_the_lanes_are_the_single_car_bit_for_bit()
     # the single car's, so every state of every car must be equal to the bit,
     # with sub-steps (dt 0.02), rate limits, brakes, handbrake, clamped
     # inputs and per-car masses, over two blocks of lanes.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # test/physics
-    root = os.path.dirname(here)
+    here = os.path.dirname(os.path.abspath(__file__))                     # test/physics/batch
+    root = os.path.dirname(os.path.dirname(here))                           # test: support/
     env = dict(os.environ, RALLY_SIM_NO_JIT='1', PYTHONPATH=os.pathsep.join(
         [here, root, os.environ.get('PYTHONPATH', '')]))
     result = subprocess.run([sys.executable, '-c', CHILD], env=env, capture_output=True,
