@@ -1,5 +1,5 @@
 """
-A simulation session: one car, its command intake, its sensors and the stepping rule.
+A simulation session: cars on one clock, each with its command intake and sensors.
 
 ROS-free, and the same for every front end: the simulator node converts
 messages to commands and the session's outputs to messages (and adds
@@ -78,21 +78,67 @@ class Front:
         return False
 
 
+class Car:
+    """One car of a session: its vehicle, command intake, sensors, start and front end."""
+
+    def __init__(self, name: str, vehicle: Vehicle, profile: Profile, seed: int,
+                 session: 'Session', settings: Optional[Dict], start: Start, front: Front):
+        """Hold `vehicle` at `start`; SensorError if the profile cannot be used."""
+        self.name = name
+        self.vehicle = vehicle
+        self.settings = dict(DEFAULT_SETTINGS) if settings is None else settings
+        self.intake = CommandIntake(vehicle, self.settings, session.reports, session.dt,
+                                    lambda: session.sim_steps)
+        self.start = start
+        self.front = front
+        self.place(start)
+        self.sensors = Sensors(profile, seed, session.step_ns,
+                               session.publish_every * session.step_ns, vehicle.surface.datum)
+
+    def take(self, command) -> None:
+        """Take a command (control/interface.py: Ackermann, WheelTorques, Pedals)."""
+        self.intake.take(command)
+
+    def place(self, start: Start) -> None:
+        """Put the car at `start`, wheels rolling, and give it the command in force."""
+        self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed,
+                           vy=start.lateral_speed, yaw_rate=start.yaw_rate)
+        self.intake.speed.reset()
+        self.intake.push(integrate=False)
+
+    def restart(self) -> None:
+        """Put the car back at its start; what its sensors measured before is dropped."""
+        self.place(self.start)
+        self.sensors.reset()
+
+    def teleport(self, x: float, y: float, yaw: float) -> None:
+        """Put the car at rest at a pose; its earlier measurements are dropped."""
+        self.place(Start(x, y, yaw))
+        self.sensors.reset()
+
+
 class Session:
-    """One car, its intake, its sensors and simulated time, stepped by stepping.advance."""
+    """
+    Cars on one clock: their intakes, their sensors and simulated time, stepped together.
+
+    The first car is given at construction and is the one `vehicle`,
+    `intake`, `sensors`, `start` and `take` speak of (a front end of one
+    car needs nothing else); add_car adds the others. Every car takes the
+    same physics steps at the same instants (stepping.advance), so whatever
+    one day couples them (contact) sees them at one time.
+    """
 
     def __init__(self, vehicle: Vehicle, profile: Profile, seed: int, *,
                  physics_rate_hz: float = 1000.0, publish_rate_hz: float = 100.0,
                  marker_rate_hz: float = 0.0, settings: Optional[Dict] = None,
-                 start: Start = Start(), logger=None, front: Front = None):
+                 start: Start = Start(), logger=None, front: Front = None,
+                 name: str = ''):
         """
-        Hold `vehicle` at `start`, at simulated time 0.
+        Hold `vehicle` (the first car, called `name`) at `start`, at simulated time 0.
 
         settings: the intake's (DEFAULT_SETTINGS), kept by reference: the node
         changes them live. SensorError if the profile cannot be used.
         """
-        self.vehicle = vehicle
-        self.settings = dict(DEFAULT_SETTINGS) if settings is None else settings
         self.step_ns = round(1e9 / physics_rate_hz)
         self.dt = self.step_ns / 1e9
         self.sim_steps = 0
@@ -101,13 +147,41 @@ class Session:
                              if marker_rate_hz > 0 else 0)
         self.markers_at = 0
         self.reports = Reports(logger or logging.getLogger('rally_sim'))
-        self.intake = CommandIntake(vehicle, self.settings, self.reports, self.dt,
-                                    lambda: self.sim_steps)
-        self.start = start
         self.front = front or Front()
-        self.place(start)
-        self.sensors = Sensors(profile, seed, self.step_ns, self.publish_every * self.step_ns,
-                               vehicle.surface.datum)
+        self.cars: List[Car] = []
+        self.add_car(name, vehicle, profile, seed, settings=settings, start=start,
+                     front=self.front)
+
+    def add_car(self, name: str, vehicle: Vehicle, profile: Profile, seed: int, *,
+                settings: Optional[Dict] = None, start: Start = Start(),
+                front: Optional[Front] = None) -> Car:
+        """
+        Add a car at `start`, at the session's time; return it.
+
+        Its measurements and truth go to `front` (the session's by default);
+        ValueError if the name is taken, SensorError if the profile cannot be used.
+        """
+        if any(car.name == name for car in self.cars):
+            raise ValueError(f'a car named {name!r} is in the session already')
+        car = Car(name, vehicle, profile, seed, self, settings, start, front or self.front)
+        self.cars.append(car)
+        return car
+
+    # ---- the first car, as a front end of one car sees the session ---------
+
+    vehicle = property(lambda self: self.cars[0].vehicle)
+    intake = property(lambda self: self.cars[0].intake)
+    sensors = property(lambda self: self.cars[0].sensors)
+    settings = property(lambda self: self.cars[0].settings)
+
+    @property
+    def start(self) -> Start:
+        """Return where a restart puts the first car."""
+        return self.cars[0].start
+
+    @start.setter
+    def start(self, start: Start) -> None:
+        self.cars[0].start = start
 
     @property
     def now_ns(self) -> int:
@@ -117,8 +191,8 @@ class Session:
     # ---- commands ------------------------------------------------------------
 
     def take(self, command) -> None:
-        """Take a command (control/interface.py: Ackermann, WheelTorques, Pedals)."""
-        self.intake.take(command)
+        """Take a command for the first car (control/interface.py: Ackermann, ...)."""
+        self.cars[0].intake.take(command)
 
     # ---- stepping ------------------------------------------------------------
 
@@ -127,10 +201,17 @@ class Session:
         stepping.advance(self, steps, until_state)
 
     def at_step(self, publish: bool, markers: bool = False) -> bool:
-        """Measure what is due now; hand the front end the instant's outputs."""
-        self.sensors.measure(self.sim_steps, self.vehicle)
-        delivered = self.sensors.delivered(self.sim_steps)
-        return self.front.emit(self.now_ns, publish, markers, delivered)
+        """
+        Measure what is due now; hand each car's front end the instant's outputs.
+
+        Returns whether any car output the state controllers answer (odometry).
+        """
+        state = False
+        for car in self.cars:
+            car.sensors.measure(self.sim_steps, car.vehicle)
+            delivered = car.sensors.delivered(self.sim_steps)
+            state = car.front.emit(self.now_ns, publish, markers, delivered) or state
+        return state
 
     def failed(self, error: FloatingPointError) -> None:
         """Hand the front end a failure of the physics (non-finite): it says what follows."""
@@ -143,30 +224,26 @@ class Session:
     # ---- reset and teleport --------------------------------------------------
 
     def place(self, start: Start) -> None:
-        """Put the car at `start`, wheels rolling, and give it the command in force."""
-        self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed,
-                           vy=start.lateral_speed, yaw_rate=start.yaw_rate)
-        self.intake.speed.reset()
-        self.intake.push(integrate=False)
+        """Put the first car at `start`, wheels rolling, and give it the command in force."""
+        self.cars[0].place(start)
 
     def restart(self) -> None:
-        """Put the car back at its start; what the sensors measured before is dropped."""
-        self.place(self.start)
-        self.sensors.reset()
+        """Put every car back at its start; what the sensors measured before is dropped."""
+        for car in self.cars:
+            car.restart()
 
     def reset(self) -> None:
         """Forget every command and restart (the reset service)."""
-        self.intake.reset()
+        for car in self.cars:
+            car.intake.reset()
         self.restart()
 
     def teleport(self, x: float, y: float, yaw: float) -> None:
-        """Put the car at rest at a pose (/initialpose); earlier measurements are dropped."""
-        self.vehicle.reset(x=x, y=y, yaw=yaw)
-        self.sensors.reset()
-        self.intake.speed.reset()
-        self.intake.push(integrate=False)
+        """Put the first car at rest at a pose (/initialpose); its earlier measurements drop."""
+        self.cars[0].teleport(x, y, yaw)
 
     def set_surface(self, surface) -> None:
-        """Put the car on another surface (a live parameter); GNSS follows its datum."""
-        self.vehicle.surface = surface
-        self.sensors.place(surface.datum)
+        """Put every car on another surface (a live parameter); GNSS follows its datum."""
+        for car in self.cars:
+            car.vehicle.surface = surface
+            car.sensors.place(surface.datum)

@@ -1,19 +1,21 @@
 """
 How simulated time advances: physics steps between control periods, sensors, outputs.
 
-It stops at control periods, sensor events and publishing instants. Every
-front end steps a session.Session, so their runs are the same run.
+It stops at control periods, any car's sensor events and publishing
+instants; every car takes the same steps. Every front end steps a
+session.Session, so their runs are the same run.
 
 A stepped simulation offers (session.Session does):
 - sim_steps: the step count, advanced here; dt: a step [s];
-- intake: control_steps and start_control_period() (intake.CommandIntake);
+- cars, each with an intake (control_steps, start_control_period():
+  intake.CommandIntake), sensors.next_event() and vehicle.advance(steps, dt);
 - publish_every, marker_every (0: no markers), markers_at: steps between
   publishing instants and markers, the step of the last markers;
-- sensors.next_event(), vehicle.advance(steps, dt);
 - stop_requested(): a long call stops early when the process is asked to;
 - at_step(publish, markers) -> bool: measure and publish what is due now;
   True when the state controllers answer (odometry) was published;
-- failed(error): the physics went non-finite (the state is the last finite).
+- failed(error): the physics went non-finite (the state is the last finite);
+  with several cars, the error names the car.
 """
 
 
@@ -22,24 +24,29 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
     Take up to `steps` physics steps, stopping at each control period, publish and sensor.
 
     Starts a control period at each multiple of it; measures, delivers and
-    publishes at each step where a sensor or the outputs are due.
+    publishes at each step where a car's sensor or the outputs are due.
     until_state: stop once odometry (the state controllers answer) is
     published. Stops early when the process is asked to stop.
     """
-    control_steps = sim.intake.control_steps
+    cars = sim.cars
+    control_steps = cars[0].intake.control_steps     # CONTROL_PERIOD_S: the same for all
     while steps > 0 and not sim.stop_requested():
         if sim.sim_steps % control_steps == 0:
-            sim.intake.start_control_period()
+            for car in cars:
+                car.intake.start_control_period()
         chunk = min(steps, control_steps - sim.sim_steps % control_steps,
                     sim.publish_every - sim.sim_steps % sim.publish_every)
-        event = sim.sensors.next_event()
-        if event is not None:
-            chunk = min(chunk, max(event - sim.sim_steps, 1))
-        try:
-            sim.vehicle.advance(chunk, sim.dt)
-        except FloatingPointError as error:
-            sim.failed(error)
-            return
+        for car in cars:
+            event = car.sensors.next_event()
+            if event is not None:
+                chunk = min(chunk, max(event - sim.sim_steps, 1))
+        for car in cars:
+            try:
+                car.vehicle.advance(chunk, sim.dt)
+            except FloatingPointError as error:
+                sim.failed(error if len(cars) == 1 else FloatingPointError(
+                    f'car {car.name!r}: {error}'))
+                return
         sim.sim_steps += chunk
         steps -= chunk
         publish = sim.sim_steps % sim.publish_every == 0
