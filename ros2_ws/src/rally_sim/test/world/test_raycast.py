@@ -1,0 +1,107 @@
+"""Beams through the world: exact to the cell against a map, exact against footprints."""
+
+import math
+
+import numpy as np
+import pytest
+from rally_sim.world.occupancy import OccupancyMap
+from rally_sim.world.raycast import box_range, cast, map_range, NO_BOXES
+
+
+def grid(cells, resolution=0.05, origin=(-1.0, -2.5, 0.0)):
+    """An occupancy map of `cells` (rows, cols; True occupied; row 0 at the top)."""
+    return OccupancyMap(np.where(cells, 100, 0).astype(np.int8), resolution, *origin)
+
+
+def walled():
+    """A 10 m x 5 m map at 5 cm from (-1, -2.5) with a wall two cells thick at x = 7 m."""
+    cells = np.zeros((100, 200), dtype=bool)
+    cells[:, 160:162] = True
+    return grid(cells)
+
+
+def scan(occupancy, x, y, headings, max_range=30.0, boxes=NO_BOXES):
+    out = np.empty(len(headings))
+    cast(occupancy.blocked, occupancy.meta, boxes, x, y, np.asarray(headings, float),
+         max_range, out)
+    return out
+
+
+def marched(occupancy, boxes, x, y, heading, max_range, step=1e-4):
+    """The first distance, in steps of `step`, at which the point is in a wall or a box."""
+    t = np.arange(int(max_range / step) + 1) * step
+    px, py = x + t * math.cos(heading), y + t * math.sin(heading)
+    res, ox, oy, c, s = occupancy.meta
+    col = np.floor((c * (px - ox) + s * (py - oy)) / res).astype(int)
+    row = np.floor((-s * (px - ox) + c * (py - oy)) / res).astype(int)
+    rows, cols = occupancy.cells.shape
+    on_map = (col >= 0) & (col < cols) & (row >= 0) & (row < rows)
+    hit = np.zeros(t.shape, dtype=bool)
+    hit[on_map] = occupancy.blocked[rows - 1 - row[on_map], col[on_map]] == 1
+    for box in boxes:
+        hit |= inside(box, px, py)
+    return t[np.argmax(hit)] if hit.any() else math.inf
+
+
+def inside(box, px, py):
+    cx, cy, yaw, half_length, half_width = box
+    rx, ry = px - cx, py - cy
+    along, across = math.cos(yaw) * rx + math.sin(yaw) * ry, -math.sin(yaw) * rx + math.cos(
+        yaw) * ry
+    return (abs(along) <= half_length) & (abs(across) <= half_width)
+
+
+def test_a_wall_reads_at_its_cell_edge_and_open_space_reads_no_return():
+    occupancy = walled()
+    ranges = scan(occupancy, 0.0, 0.0, [0.0, math.pi / 2, math.pi, math.atan2(1.0, 7.0)])
+    assert ranges[0] == pytest.approx(7.0, abs=1e-12)     # x = -1 + 160 * 0.05
+    assert ranges[1] == math.inf and ranges[2] == math.inf     # the grid ends, nothing hit
+    assert ranges[3] == pytest.approx(math.hypot(7.0, 1.0), abs=1e-12)
+    # beyond the maximum range: no return (inf), never 0 or the maximum
+    assert scan(occupancy, 0.0, 0.0, [0.0], max_range=6.99)[0] == math.inf
+    # a beam from inside the wall reads 0; one from outside the grid enters it and hits
+    assert scan(occupancy, 7.01, 0.0, [0.0])[0] == 0.0
+    assert scan(occupancy, -5.0, 0.0, [0.0])[0] == pytest.approx(12.0, abs=1e-12)
+    assert scan(occupancy, -5.0, 10.0, [0.0])[0] == math.inf     # passes above the grid
+
+
+def test_ranges_agree_with_a_fine_march_on_random_maps_and_rotated_origins():
+    rng = np.random.default_rng(20261125)
+    hits = 0
+    for trial in range(12):
+        cells = rng.random((30, 40)) < 0.04
+        occupancy = grid(cells, resolution=0.25,
+                         origin=(rng.uniform(-6, -2), rng.uniform(-5, -1), rng.uniform(-1, 1)))
+        boxes = np.array([[rng.uniform(-2, 2), rng.uniform(-2, 2), rng.uniform(-3, 3), 0.3,
+                           0.15]])
+        x, y = rng.uniform(-1.0, 1.0, 2)
+        if occupancy.is_blocked(x, y) or inside(boxes[0], x, y):
+            continue
+        headings = rng.uniform(-math.pi, math.pi, 16)
+        ranges = scan(occupancy, x, y, headings, max_range=8.0, boxes=boxes)
+        hits += int(np.isfinite(ranges).sum())
+        for heading, got in zip(headings, ranges):
+            want = marched(occupancy, boxes, x, y, heading, 8.0, step=2e-4)
+            if math.isinf(want):
+                assert math.isinf(got) or got > 8.0 - 2e-4, (trial, heading)
+            else:   # the march lands within one step past the edge the cast finds
+                assert got <= want + 1e-9 and want - got < 2e-4 + 1e-9, (trial, heading)
+    assert hits > 60        # most beams meet a cell or the box within 8 m
+
+
+def test_a_footprint_reads_at_its_edge_from_any_side():
+    box = np.array([[5.0, 0.0, 0.0, 0.29, 0.155]])      # a 1/10 car, 0.58 x 0.31 m
+    assert box_range(box, 0.0, 0.0, 0.0) == pytest.approx(5.0 - 0.29, abs=1e-12)
+    assert box_range(box, 5.0, 3.0, -math.pi / 2) == pytest.approx(3.0 - 0.155, abs=1e-12)
+    assert box_range(box, 5.0, 0.0, 1.0) == 0.0                  # from inside
+    assert box_range(box, 0.0, 1.0, 0.0) == math.inf            # passes beside it
+    turned = np.array([[5.0, 0.0, math.pi / 4, 0.5, 0.5]])       # a diamond seen end-on
+    assert box_range(turned, 0.0, 0.0, 0.0) == pytest.approx(5.0 - 0.5 * math.sqrt(2),
+                                                             abs=1e-12)
+    # the nearer of a wall and a car
+    occupancy = walled()
+    ranges = scan(occupancy, 0.0, 0.0, [0.0, 0.3], boxes=box)
+    assert ranges[0] == pytest.approx(4.71, abs=1e-12)
+    assert ranges[1] == pytest.approx(7.0 / math.cos(0.3), abs=1e-9)    # past the car
+    assert map_range(occupancy.blocked, occupancy.meta, 0.0, 0.0, 0.0, 30.0) == \
+        pytest.approx(7.0, abs=1e-12)
