@@ -14,6 +14,8 @@ The stages shipped in config/stages: a path and a surface map for each.
 - ``figure_eight``: two gravel circles of 15 m radius touching at the origin,
   driven clockwise round the right one, then counter-clockwise round the left
   one: a drift that changes side at every crossing.
+- ``track``: a closed corridor of 81 m, 2.4 m between its walls, for
+  1/10-scale cars (F1TENTH): tarmac, walls 0.1 m thick, at 5 cm a pixel.
 
 Each stage is `<name>.yaml` (a surface map in the map_server layout, see
 rally_sim.physics.surfaces), `<name>.png` and `<name>_path.csv` (columns x, y
@@ -21,14 +23,17 @@ in the odom frame, metres; the reference line, closed: the last point joins
 the first). The files are generated from the geometry below, so they can be
 rebuilt exactly; a test checks that the shipped files match. A stage with
 hills also has `<name>_heights.yaml` and `<name>_heights.png` (16-bit), the
-height map its surface map names.
+height map its surface map names. A stage with obstacles (walls, barriers,
+trees) also has `<name>_map.yaml` and `<name>_map.png`: an occupancy map in
+the map_server format (world/occupancy.py), black occupied, over the same
+ground as the surface map.
 """
 
 import csv
 import math
 import os
 import sys
-from typing import Dict, List, NamedTuple, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -38,6 +43,32 @@ COLOURS: Dict[str, Tuple[int, int, int]] = {
     'tarmac_dry': (90, 90, 90), 'gravel': (200, 170, 110), 'snow': (245, 245, 250),
     'ice': (170, 210, 240), 'grass': (70, 140, 60),
 }
+
+
+class Obstacles(NamedTuple):
+    """What stands beside a stage's road, drawn into its occupancy map."""
+
+    resolution_m: float
+    walls_m: float = 0.0
+    """Walls this thick [m] right along both edges of the road (0: none)."""
+    barriers: Tuple[Tuple[float, float, float], ...] = ()
+    """Barriers (lap fraction from, to, distance from the centre line [m]) on both sides,
+    BARRIER_M thick."""
+    trees: int = 0
+    """Trees drawn (TREE_RADIUS_M) at seeded places TREE_CLEARANCE_M or more off the road,
+    none within TREE_FREE_RADIUS_M of the odom origin."""
+    seed: int = 0
+
+
+BARRIER_M = 0.5
+TREE_RADIUS_M = 0.4
+TREE_CLEARANCE_M = 3.0
+TREE_FREE_RADIUS_M = 8.0
+"""A car started at the origin (the node's default start) stands clear of every tree."""
+BLOCK = 32
+"""Pixels are matched to the path in blocks of BLOCK x BLOCK."""
+MAP_FREE, MAP_OCCUPIED = 254, 0
+"""Grey levels of free and occupied pixels, as nav2's map_saver writes them."""
 
 
 class Stage(NamedTuple):
@@ -52,6 +83,10 @@ class Stage(NamedTuple):
     """Rounded hills (x, y, height, radius) [m]: height exp(-d^2 / (2 radius^2)) each."""
     datum: Tuple[float, float, float] = (0.0, 0.0, 0.0)
     """Latitude, longitude [deg] and altitude [m] of the odom origin, for GNSS."""
+    half_width_m: float = ROAD_HALF_WIDTH_M
+    resolution_m: float = RESOLUTION_M
+    """The surface map's pixel size [m]."""
+    obstacles: Optional[Obstacles] = None
 
 
 def _rally_path() -> np.ndarray:
@@ -63,6 +98,14 @@ def _rally_path() -> np.ndarray:
 def _circle(radius: float) -> np.ndarray:
     theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
     return np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
+
+
+def _track_path() -> np.ndarray:
+    """Return the 1/10-scale track's centre line: 81 m, bends of 2.6 m radius or more."""
+    theta = np.linspace(0.0, 2.0 * math.pi, 800, endpoint=False)
+    x = 16.0 * np.cos(theta) + 0.5 * np.cos(3.0 * theta)
+    y = 9.0 * np.sin(theta) - 0.8 * np.sin(2.0 * theta)
+    return np.column_stack([x, y])
 
 
 def _figure_eight(radius: float) -> np.ndarray:
@@ -93,7 +136,14 @@ STAGES = {
     'figure_eight': Stage('figure_eight', _figure_eight(15.0), [(1.0, 'gravel')],
                           beside='tarmac_dry', outside='tarmac_dry',
                           datum=(60.1699, 24.9384, 20.0)),
+    'track': Stage('track', _track_path(), [(1.0, 'tarmac_dry')], beside='grass',
+                   outside='grass', half_width_m=1.2, resolution_m=0.05,
+                   obstacles=Obstacles(0.05, walls_m=0.1)),
 }
+STAGES['rally_stage'] = STAGES['rally_stage']._replace(obstacles=Obstacles(
+    0.25, barriers=((0.05, 0.30, 6.0), (0.60, 0.70, 5.5)), trees=150, seed=1))
+STAGES['hill_stage'] = STAGES['hill_stage']._replace(obstacles=Obstacles(
+    0.25, barriers=((0.10, 0.25, 6.0),), trees=120, seed=2))
 HEIGHT_LEVELS = 65535
 MAX_SLOPE = 0.2
 """The steepest rise per metre a stage's height map declares it may hold."""
@@ -106,15 +156,49 @@ def lap_fraction(path: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(lengths)[:-1]]) / lengths.sum()
 
 
-def _pixel_centres(stage: Stage) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float]]:
-    """Return the odom x and y of every pixel centre (row 0 at the top) and the lower-left."""
-    low = stage.path.min(axis=0) - 2.0 * ROAD_HALF_WIDTH_M
-    high = stage.path.max(axis=0) + 2.0 * ROAD_HALF_WIDTH_M
-    cols, rows = np.ceil((high - low) / RESOLUTION_M).astype(int)
-    xs = low[0] + (np.arange(cols) + 0.5) * RESOLUTION_M
-    ys = low[1] + (np.arange(rows)[::-1] + 0.5) * RESOLUTION_M
+def _pixel_centres(stage: Stage, resolution: float = 0.0
+                   ) -> Tuple[np.ndarray, np.ndarray, Tuple[float, float]]:
+    """
+    Return the odom x and y of every pixel centre (row 0 at the top) and the lower-left.
+
+    resolution: the pixel size [m] (default: the surface map's); the ground
+    covered is the same, the road's width beyond the path's ends.
+    """
+    low = stage.path.min(axis=0) - 2.0 * stage.half_width_m
+    high = stage.path.max(axis=0) + 2.0 * stage.half_width_m
+    size = (high - low) / stage.resolution_m
+    resolution = resolution or stage.resolution_m
+    cols, rows = np.round(np.ceil(size) * stage.resolution_m / resolution).astype(int)
+    xs = low[0] + (np.arange(cols) + 0.5) * resolution
+    ys = low[1] + (np.arange(rows)[::-1] + 0.5) * resolution
     grid_x, grid_y = np.meshgrid(xs, ys)
     return grid_x, grid_y, (float(low[0]), float(low[1]))
+
+
+def _nearest_on_path(stage: Stage, grid_x: np.ndarray, grid_y: np.ndarray, within: float
+                     ) -> Tuple[np.ndarray, np.ndarray]:
+    """
+    Return each point's nearest path point (index) and its distance to it [m].
+
+    Exact for every point within `within` of the path; a point farther away
+    gets a distance beyond `within` (inf where no path point is near). The
+    points (2D arrays) are taken in blocks, each against the path points near it.
+    """
+    nearest = np.full(grid_x.shape, -1, dtype=int)
+    distance = np.full(grid_x.shape, np.inf)
+    path = stage.path
+    for r in range(0, grid_x.shape[0], BLOCK):
+        for c in range(0, grid_x.shape[1], BLOCK):
+            xs, ys = grid_x[r:r + BLOCK, c:c + BLOCK], grid_y[r:r + BLOCK, c:c + BLOCK]
+            near = np.nonzero((path[:, 0] >= xs.min() - within) & (path[:, 0] <= xs.max() + within)
+                              & (path[:, 1] >= ys.min() - within)
+                              & (path[:, 1] <= ys.max() + within))[0]
+            if near.size:
+                chunk = np.column_stack([xs.ravel(), ys.ravel()])
+                d2 = ((chunk[:, None, :] - path[None, near, :]) ** 2).sum(axis=2)
+                nearest[r:r + BLOCK, c:c + BLOCK] = near[d2.argmin(axis=1)].reshape(xs.shape)
+                distance[r:r + BLOCK, c:c + BLOCK] = np.sqrt(d2.min(axis=1)).reshape(xs.shape)
+    return nearest, distance
 
 
 def height_image(stage: Stage) -> Tuple[np.ndarray, float]:
@@ -131,18 +215,12 @@ def surface_image(stage: Stage) -> Tuple[np.ndarray, Tuple[float, float]]:
     """Return the RGB image (row 0 at the top) and the odom (x, y) of its lower-left corner."""
     grid_x, grid_y, low = _pixel_centres(stage)
     rows, cols = grid_x.shape
-    points = np.column_stack([grid_x.ravel(), grid_y.ravel()])
-    nearest = np.empty(len(points), dtype=int)
-    distance = np.empty(len(points))
-    for start in range(0, len(points), 4096):
-        chunk = points[start:start + 4096]
-        d2 = ((chunk[:, None, :] - stage.path[None, :, :]) ** 2).sum(axis=2)
-        nearest[start:start + 4096] = d2.argmin(axis=1)
-        distance[start:start + 4096] = np.sqrt(d2.min(axis=1))
+    nearest, distance = (a.ravel() for a in _nearest_on_path(stage, grid_x, grid_y,
+                                                              stage.half_width_m))
     fraction = lap_fraction(stage.path)[nearest]
-    image = np.empty((len(points), 3), dtype=np.uint8)
+    image = np.empty((rows * cols, 3), dtype=np.uint8)
     image[:] = COLOURS[stage.beside]
-    on_road = distance <= ROAD_HALF_WIDTH_M
+    on_road = distance <= stage.half_width_m
     start = 0.0
     for end, surface in stage.sections:
         image[on_road & (fraction >= start) & (fraction < end)] = COLOURS[surface]
@@ -150,20 +228,60 @@ def surface_image(stage: Stage) -> Tuple[np.ndarray, Tuple[float, float]]:
     return image.reshape(rows, cols, 3), low
 
 
+def obstacle_image(stage: Stage) -> Tuple[np.ndarray, Tuple[float, float]]:
+    """Return the occupancy image (MAP_OCCUPIED, MAP_FREE; row 0 at the top) and its corner."""
+    o = stage.obstacles
+    grid_x, grid_y, low = _pixel_centres(stage, o.resolution_m)
+    farthest = max([stage.half_width_m + o.walls_m] + [b[2] + BARRIER_M for b in o.barriers])
+    nearest, distance = (a.ravel() for a in _nearest_on_path(stage, grid_x, grid_y, farthest))
+    fraction = lap_fraction(stage.path)[nearest]
+    points = np.column_stack([grid_x.ravel(), grid_y.ravel()])
+    occupied = np.zeros(len(points), dtype=bool)
+    if o.walls_m > 0.0:
+        occupied |= (distance > stage.half_width_m) & (
+            distance <= stage.half_width_m + o.walls_m)
+    for start, end, offset in o.barriers:
+        occupied |= (fraction >= start) & (fraction < end) & (distance >= offset) & (
+            distance <= offset + BARRIER_M)
+    for x, y in tree_places(stage):
+        occupied |= np.hypot(points[:, 0] - x, points[:, 1] - y) <= TREE_RADIUS_M
+    image = np.where(occupied, MAP_OCCUPIED, MAP_FREE).astype(np.uint8)
+    return image.reshape(grid_x.shape), low
+
+
+def tree_places(stage: Stage) -> np.ndarray:
+    """Return the trees' centres (x, y) [m]: seeded, off the road and away from the origin."""
+    o = stage.obstacles
+    grid_x, grid_y, _ = _pixel_centres(stage)
+    rng = np.random.default_rng(o.seed)
+    places: List[Tuple[float, float]] = []
+    while len(places) < o.trees:
+        x = rng.uniform(grid_x.min(), grid_x.max())
+        y = rng.uniform(grid_y.min(), grid_y.max())
+        clearance = stage.half_width_m + TREE_CLEARANCE_M
+        _, distance = _nearest_on_path(stage, np.array([[x]]), np.array([[y]]), clearance)
+        if distance[0, 0] >= clearance and math.hypot(
+                x, y) >= TREE_FREE_RADIUS_M:
+            places.append((x, y))
+    return np.array(places).reshape(-1, 2)
+
+
 def write_stage(stage: Stage, folder: str) -> None:
-    """Write <name>.yaml, <name>.png and <name>_path.csv into `folder`."""
+    """Write <name>.yaml, <name>.png and <name>_path.csv into `folder` (and its maps)."""
     from PIL import Image
     import yaml
     os.makedirs(folder, exist_ok=True)
     image, origin = surface_image(stage)
     Image.fromarray(image).save(os.path.join(folder, stage.name + '.png'), optimize=True)
     used = {stage.beside} | {surface for _, surface in stage.sections}
-    spec = {'image': stage.name + '.png', 'resolution': RESOLUTION_M,
+    spec = {'image': stage.name + '.png', 'resolution': stage.resolution_m,
             'origin': [origin[0], origin[1], 0.0],
             'surfaces': [{'color': list(COLOURS[s]), 'surface': s} for s in sorted(used)],
             'outside': stage.outside, 'datum': list(stage.datum)}
     if stage.hills:
         spec['height_map'] = _write_heights(stage, folder, spec['origin'])
+    if stage.obstacles is not None:
+        _write_obstacles(stage, folder)
     with open(os.path.join(folder, stage.name + '.yaml'), 'w', encoding='utf-8') as out:
         out.write(f'# Surface map of the {stage.name} stage (generated by '
                   'python -m rally_sim.stages).\n')
@@ -182,7 +300,7 @@ def _write_heights(stage: Stage, folder: str, origin: List[float]) -> str:
     image, top = height_image(stage)
     Image.fromarray(image).save(os.path.join(folder, stage.name + '_heights.png'))
     name = stage.name + '_heights.yaml'
-    spec = {'image': stage.name + '_heights.png', 'resolution': RESOLUTION_M,
+    spec = {'image': stage.name + '_heights.png', 'resolution': stage.resolution_m,
             'origin': origin, 'min_height_m': 0.0, 'max_height_m': top,
             'max_slope': MAX_SLOPE}
     with open(os.path.join(folder, name), 'w', encoding='utf-8') as out:
@@ -190,6 +308,21 @@ def _write_heights(stage: Stage, folder: str, origin: List[float]) -> str:
                   'python -m rally_sim.stages).\n')
         yaml.safe_dump(spec, out, sort_keys=False, default_flow_style=None)
     return name
+
+
+def _write_obstacles(stage: Stage, folder: str) -> None:
+    """Write <name>_map.png and <name>_map.yaml (map_server's format and thresholds)."""
+    from PIL import Image
+    import yaml
+    image, origin = obstacle_image(stage)
+    Image.fromarray(image).save(os.path.join(folder, stage.name + '_map.png'), optimize=True)
+    spec = {'image': stage.name + '_map.png', 'resolution': stage.obstacles.resolution_m,
+            'origin': [origin[0], origin[1], 0.0], 'negate': 0, 'occupied_thresh': 0.65,
+            'free_thresh': 0.196}
+    with open(os.path.join(folder, stage.name + '_map.yaml'), 'w', encoding='utf-8') as out:
+        out.write(f'# Occupancy map of the {stage.name} stage: walls, barriers and trees, '
+                  'black (generated by python -m rally_sim.stages).\n')
+        yaml.safe_dump(spec, out, sort_keys=False, default_flow_style=None)
 
 
 def read_path(path: str) -> np.ndarray:

@@ -6,14 +6,18 @@ import numpy as np
 import pytest
 from rally_sim.physics import Surface, SURFACE_GRIP
 from rally_sim.resources import config_file
-from rally_sim.world.stages import read_path, ROAD_HALF_WIDTH_M, STAGES, write_stage
+from rally_sim.world.occupancy import load_map
+from rally_sim.world.stages import (
+    read_path, ROAD_HALF_WIDTH_M, STAGES, TREE_CLEARANCE_M, TREE_FREE_RADIUS_M, tree_places,
+    write_stage)
 
 
 @pytest.mark.parametrize('name', sorted(STAGES))
 def test_shipped_files_match_the_geometry(tmp_path, name):
     write_stage(STAGES[name], str(tmp_path))
     heights = ('_heights.yaml', '_heights.png') if STAGES[name].hills else ()
-    for suffix in ('.yaml', '.png', '_path.csv') + heights:
+    obstacles = ('_map.yaml', '_map.png') if STAGES[name].obstacles else ()
+    for suffix in ('.yaml', '.png', '_path.csv') + heights + obstacles:
         assert filecmp.cmp(tmp_path / (name + suffix), config_file('stages/' + name + suffix),
                            shallow=False), suffix
 
@@ -49,3 +53,44 @@ def test_hill_stage_rises_and_falls_along_the_road_within_its_slope():
     assert np.max(np.abs(np.diff(heights)) / steps) < 0.2
     flat = Surface.load(config_file('stages/rally_stage.yaml'))
     assert np.all(flat.height_at(path[:, 0], path[:, 1]) == 0.0)
+
+
+def normals(path):
+    direction = np.roll(path, -1, axis=0) - np.roll(path, 1, axis=0)
+    normal = np.column_stack([-direction[:, 1], direction[:, 0]])
+    return normal / np.hypot(normal[:, 0], normal[:, 1])[:, None]
+
+
+def test_the_track_is_a_corridor_walled_at_its_road_edges():
+    stage = STAGES['track']
+    path = read_path(config_file('stages/track_path.csv'))
+    length = np.hypot(*np.diff(np.vstack([path, path[:1]]), axis=0).T).sum()
+    assert 60.0 <= length <= 100.0
+    walls = load_map(config_file('stages/track_map.yaml'))
+    assert walls.resolution_m == 0.05
+    side = normals(path)
+    for offset, blocked in ((0.0, False), (1.1, False), (-1.1, False), (1.25, True),
+                            (-1.25, True), (1.4, False), (-1.4, False)):
+        points = path + offset * side
+        found = {walls.is_blocked(x, y) for x, y in points}
+        assert found == {blocked}, offset
+    assert stage.half_width_m * 2 == 2.4
+    surface = Surface.load(config_file('stages/track.yaml'))
+    assert set(surface.grip_at(path[:, 0], path[:, 1])) == {SURFACE_GRIP['tarmac_dry']}
+
+
+@pytest.mark.parametrize('name', ['rally_stage', 'hill_stage'])
+def test_barriers_and_trees_stand_off_the_road_and_clear_of_the_origin(name):
+    obstacles = load_map(config_file(f'stages/{name}_map.yaml'))
+    path = read_path(config_file(f'stages/{name}_path.csv'))
+    side = normals(path)
+    for offset in np.linspace(-ROAD_HALF_WIDTH_M - 1.0, ROAD_HALF_WIDTH_M + 1.0, 11):
+        points = path + offset * side
+        assert not any(obstacles.is_blocked(x, y) for x, y in points), offset
+    trees = tree_places(STAGES[name])
+    assert len(trees) == STAGES[name].obstacles.trees
+    assert np.hypot(trees[:, 0], trees[:, 1]).min() >= TREE_FREE_RADIUS_M
+    d = np.hypot(trees[:, None, 0] - path[None, :, 0], trees[:, None, 1] - path[None, :, 1])
+    assert d.min() >= ROAD_HALF_WIDTH_M + TREE_CLEARANCE_M
+    assert all(obstacles.is_blocked(x, y) for x, y in trees)
+    assert obstacles.blocked.sum() > 500        # barriers and trees are there
