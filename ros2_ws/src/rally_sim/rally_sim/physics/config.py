@@ -198,6 +198,11 @@ FIELDS: Dict[str, Field] = {
     'half_track_m': Field(float, 0.05, 5.0, 'half the track width c [m]'),
     'cg_height_m': Field(float, 0.0, 5.0, 'CG height above ground h [m]'),
     'gravity_m_s2': Field(float, 0.1, 100.0, 'gravitational acceleration g [m/s^2]'),
+    'footprint.length_m': Field(float, 0.0, 50.0, "the body's length, for contact and other "
+                                "cars' lidars [m]; 0: the wheelbase plus four wheel radii",
+                                (), 0.0),
+    'footprint.width_m': Field(float, 0.0, 20.0, "the body's width [m]; 0: the track plus a "
+                               'wheel radius', (), 0.0),
     **_tyre_fields('front'),
     **_tyre_fields('rear'),
     'resistance.drag_coefficient_kg_m': Field(

@@ -12,6 +12,10 @@ A profile (config/sensors/NAME.yaml, or any file) holds `description`,
                  correlation_time_s: 0.5, quantisation: 0.0}
       ...
 
+A 2D lidar (`lidar:`) also takes its geometry (LIDAR_KEYS): beams, field
+of view, range limits, mounting pose on base_link, and the probability that
+a beam returns nothing; its quantity is `ranges`, one per beam.
+
 A channel left out is not measured; a quantity left out is measured
 exactly. Everything is checked on load: a key that is not known, a value
 of the wrong type or out of range raises SensorError naming the key, the
@@ -37,12 +41,26 @@ QUANTITIES = {
                                '2 pi / ticks per revolution', 4)},
     'steering': {'angle': ('bicycle-equivalent front steer angle [rad]', 1)},
     'gnss': {'horizontal': ('east, north [m]', 2), 'vertical': ('altitude [m]', 1)},
+    'lidar': {'ranges': ("each beam's range [m], the first at -field_of_view_rad / 2", 0)},
 }
-"""Each channel's quantities: their meaning and number of components."""
+"""Each channel's quantities: their meaning and number of components (0: the lidar's beams)."""
+LIDAR_KEYS = {
+    'beams': (int, 1, 100000, 'beams a scan, evenly spread over the field of view', None),
+    'field_of_view_rad': (float, 1e-6, 2.0 * math.pi, 'from the first beam to the last [rad]',
+                          None),
+    'range_min_m': (float, 0.0, 1000.0, 'nearer returns read -inf [m]', 0.0),
+    'range_max_m': (float, 0.01, 10000.0, 'farther returns, or none, read +inf [m]', None),
+    'mount_x_m': (float, -100.0, 100.0, 'forward of base_link [m]', 0.0),
+    'mount_y_m': (float, -100.0, 100.0, 'left of base_link [m]', 0.0),
+    'mount_z_m': (float, -100.0, 100.0, 'above base_link [m]', 0.0),
+    'mount_yaw_rad': (float, -math.pi, math.pi, 'heading on base_link [rad]', 0.0),
+    'beam_dropout_probability': (float, 0.0, 0.999, 'a beam returns nothing (+inf)', 0.0),
+}
+"""The lidar's geometry: type, range, meaning and default (None: required)."""
 COMPONENTS = {'position': ('x', 'y'), 'velocity': ('x', 'y'), 'yaw': ('',), 'yaw_rate': ('',),
               'orientation': ('roll', 'pitch', 'yaw'), 'gyro': ('x', 'y', 'z'),
               'accelerometer': ('x', 'y', 'z'), 'angle': ('',),
-              'horizontal': ('east', 'north'), 'vertical': ('',)}
+              'horizontal': ('east', 'north'), 'vertical': ('',), 'ranges': ('',)}
 """Names of each quantity's components (wheel encoder angles: by wheel, fl, fr, rl, rr)."""
 CHANNELS = tuple(QUANTITIES)
 RANGES = {'rate_hz': (0.0, 10000.0), 'delay_s': (0.0, 1.0),
@@ -66,6 +84,13 @@ class ChannelSpec:
     delay_s: float
     dropout_probability: float
     noise: Dict[str, NoiseSpec]
+    geometry: Mapping[str, float] = field(default_factory=dict)
+    """The lidar's LIDAR_KEYS; empty for the other channels."""
+
+    def components(self, quantity: str) -> int:
+        """Return how many components `quantity` has (the lidar's ranges: its beams)."""
+        n = QUANTITIES[self.name][quantity][1]
+        return n if n else int(self.geometry['beams'])
 
     @property
     def exact(self) -> bool:
@@ -113,10 +138,34 @@ def _mapping(value: Any, dotted: str, path: str, known) -> Mapping:
     return value
 
 
+def _geometry(name: str, tree: Mapping, path: str) -> Dict[str, float]:
+    """Return the lidar's checked geometry (SensorError naming the key); {} for the others."""
+    if name != 'lidar':
+        return {}
+    geometry = {}
+    for key, (kind, low, high, meaning, default) in LIDAR_KEYS.items():
+        value = tree.get(key, default)
+        dotted = f'lidar.{key}'
+        if value is None:
+            raise SensorError(f"key '{dotted}' is missing in {path}: {meaning}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and low <= value <= high) or (
+                kind is int and not float(value).is_integer()):
+            what = 'a whole number' if kind is int else 'a number'
+            raise SensorError(f"key '{dotted}' = {value!r} in {path} must be {what} in "
+                              f'[{low:g}, {high:g}]: {meaning}')
+        geometry[key] = kind(value)
+    if not geometry['range_min_m'] < geometry['range_max_m']:
+        raise SensorError(f"key 'lidar.range_max_m' = {geometry['range_max_m']:g} in {path} "
+                          f"must be above lidar.range_min_m = {geometry['range_min_m']:g}")
+    return geometry
+
+
 def _channel(name: str, tree: Any, path: str) -> ChannelSpec:
     quantities = QUANTITIES[name]
-    tree = _mapping(tree or {}, name, path,
-                    ('rate_hz', 'delay_s', 'dropout_probability') + tuple(quantities))
+    geometry_keys = tuple(LIDAR_KEYS) if name == 'lidar' else ()
+    tree = _mapping(tree or {}, name, path, ('rate_hz', 'delay_s', 'dropout_probability')
+                    + geometry_keys + tuple(quantities))
     noise = {}
     for quantity in quantities:
         dotted = f'{name}.{quantity}'
@@ -126,7 +175,7 @@ def _channel(name: str, tree: Any, path: str) -> ChannelSpec:
     return ChannelSpec(name, _number(tree, 'rate_hz', f'{name}.rate_hz', path, None),
                        _number(tree, 'delay_s', f'{name}.delay_s', path, 0.0),
                        _number(tree, 'dropout_probability', f'{name}.dropout_probability',
-                               path, 0.0), noise)
+                               path, 0.0), noise, _geometry(name, tree, path))
 
 
 def from_mapping(tree: Any, path: str, name: str = '') -> Profile:

@@ -28,8 +28,9 @@ from .noise import Noise
 from .profiles import CHANNELS, ChannelSpec, Profile, QUANTITIES, SensorError
 from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
 
-BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM = 0, 1, 2
-"""The spawn_key's second entry for a channel's biases, samples' errors and dropouts."""
+BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM, BEAM_DROPOUT_STREAM = 0, 1, 2, 3
+"""The spawn_key's second entry for a channel's biases, samples' errors and dropouts (and
+the lidar's lost beams)."""
 MAX_SEED = 2 ** 63 - 1
 
 
@@ -45,14 +46,19 @@ class Measurement:
     """Whether every value is the truth as it is (the channel has no error model)."""
 
 
-def truth(channel: str, vehicle) -> Dict[str, np.ndarray]:
+def truth(channel: str, vehicle, spec: ChannelSpec = None, world=None
+          ) -> Dict[str, np.ndarray]:
     """
     Return what `channel` measures of `vehicle` now, per quantity, without error.
 
     Entries that are not quantities of the channel ride along exact: the
     odometry's `ground` (height, pitch, roll under the car when measured).
+    The lidar (its `spec`) casts its beams through `world` (world/scene.py:
+    cast(vehicle, x, y, headings, max_range)); with none, nothing is there.
     """
     s = vehicle.state
+    if channel == 'lidar':
+        return {'ranges': lidar_truth(vehicle, spec.geometry, world)}
     if channel == 'odometry':
         return {'position': s[[X, Y]], 'yaw': s[[YAW]], 'velocity': s[[VX, VY]],
                 'yaw_rate': s[[YAW_RATE]], 'ground': np.array(vehicle.ground())}
@@ -71,6 +77,41 @@ def truth(channel: str, vehicle) -> Dict[str, np.ndarray]:
     return {'horizontal': s[[X, Y]], 'vertical': np.array([z])}
 
 
+def beam_angles(geometry) -> np.ndarray:
+    """Return each beam's angle in the lidar's frame [rad]: -fov / 2 .. fov / 2."""
+    beams, fov = geometry['beams'], geometry['field_of_view_rad']
+    if beams == 1:
+        return np.zeros(1)
+    return -0.5 * fov + np.arange(beams) * (fov / (beams - 1))
+
+
+def lidar_truth(vehicle, geometry, world) -> np.ndarray:
+    """Return each beam's true range from the lidar's mount (inf: no return within range)."""
+    s = vehicle.state
+    yaw = float(s[YAW])
+    c, sn = math.cos(yaw), math.sin(yaw)
+    x = float(s[X]) + c * geometry['mount_x_m'] - sn * geometry['mount_y_m']
+    y = float(s[Y]) + sn * geometry['mount_x_m'] + c * geometry['mount_y_m']
+    headings = yaw + geometry['mount_yaw_rad'] + beam_angles(geometry)
+    if world is None:
+        return np.full(len(headings), np.inf)
+    return world.cast(vehicle, x, y, headings, geometry['range_max_m'])
+
+
+def read_as_lidar(ranges: np.ndarray, true: np.ndarray, geometry, lost: np.ndarray
+                  ) -> np.ndarray:
+    """
+    Return measured ranges as sensor_msgs/LaserScan has them (REP 117).
+
+    A beam with no true return, or lost (beam dropout), reads +inf; one that
+    reads beyond range_max_m too; one nearer than range_min_m reads -inf.
+    """
+    out = np.where(np.isfinite(true) & ~lost, ranges, np.inf)
+    out[out > geometry['range_max_m']] = np.inf
+    out[out < geometry['range_min_m']] = -np.inf
+    return out
+
+
 class Channel:
     """One channel's schedule, error models, and measurements on their way."""
 
@@ -86,8 +127,9 @@ class Channel:
             return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, kind)))
         biases, self.errors, self.dropouts = (stream(k) for k in (
             BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM))
-        self.noise = {q: Noise(spec.noise[q], biases.standard_normal(n))
-                      for q, (_, n) in QUANTITIES[spec.name].items()}
+        self.beam_losses = stream(BEAM_DROPOUT_STREAM) if spec.name == 'lidar' else None
+        self.noise = {q: Noise(spec.noise[q], biases.standard_normal(spec.components(q)))
+                      for q in QUANTITIES[spec.name]}
         self.noisy = [(q, n) for q, n in self.noise.items() if not n.spec.exact]
         self.draws = sum(n.components for _, n in self.noisy)
         self.samples = 0
@@ -105,6 +147,10 @@ class Channel:
         self.next_step = -(-(self.samples * self.period_ns) // self.step_ns)   # ceil
         if self.spec.name == 'wheel_speeds':
             values = {'angle': self._unwrapped(values['angle'], omega, interval_s)}
+        true_ranges = None
+        if self.spec.name == 'lidar':       # errors on every beam (the draws stay in step),
+            true_ranges = values['ranges']  # a beam without a return kept at +inf
+            values = {'ranges': np.where(np.isfinite(true_ranges), true_ranges, 0.0)}
         measured = dict(values)
         if self.draws:
             draws = self.errors.standard_normal((2, self.draws))
@@ -113,6 +159,11 @@ class Channel:
                 last = first + noise.components
                 measured[q] = noise.sample(values[q], interval_s, draws[:, first:last])
                 first = last
+        if true_ranges is not None:
+            geometry = self.spec.geometry
+            lost = self.beam_losses.random(len(true_ranges)) < geometry[
+                'beam_dropout_probability']
+            measured['ranges'] = read_as_lidar(measured['ranges'], true_ranges, geometry, lost)
         dropped = self.dropouts.random() < self.spec.dropout_probability
         if dropped:
             return
@@ -156,6 +207,8 @@ class Sensors:
         """
         if not 0 <= seed <= MAX_SEED:
             raise SensorError(f'seed = {seed} must be in [0, {MAX_SEED}]')
+        self.world = None
+        """What the lidar's beams meet (world/scene.py's Scene); None: nothing."""
         self.profile = profile
         self.seed = seed
         self.step_ns = step_ns
@@ -195,14 +248,21 @@ class Sensors:
         omega = vehicle.state[OMEGA:OMEGA + 4]
         for name, channel in self.channels.items():
             if channel.next_step <= step:
-                channel.measure(step, truth(name, vehicle), omega)
+                channel.measure(step, truth(name, vehicle, channel.spec, self.world), omega)
                 self._next_event = False
 
     def measure_now(self, now_ns: int, vehicle, names: Iterable[str]) -> List[Measurement]:
         """Return channels measured with the outputs (of with_outputs, `names`): the truth, now."""
-        return [Measurement(name, now_ns, truth(name, vehicle),
-                            dict.fromkeys(QUANTITIES[name], 0.0), True)
-                for name in names]
+        out = []
+        for name in names:
+            spec = self.profile.channels[name]
+            values = truth(name, vehicle, spec, self.world)
+            if name == 'lidar':
+                values['ranges'] = read_as_lidar(values['ranges'], values['ranges'],
+                                                 spec.geometry, np.zeros(1, dtype=bool))
+            out.append(Measurement(name, now_ns, values, dict.fromkeys(QUANTITIES[name], 0.0),
+                                   True))
+        return out
 
     def delivered(self, step: int) -> List[Measurement]:
         """Return the measurements due by `step`, in channel order, oldest first."""

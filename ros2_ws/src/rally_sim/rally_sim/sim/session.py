@@ -18,10 +18,12 @@ from typing import Dict, List, Optional
 
 from . import stepping
 from .intake import CommandIntake, CONTROL_PERIOD_S
+from .contacts import Contacts
 from .reports import Reports
 from ..physics import DriverCommand, load_vehicle, Vehicle
 from ..resources import vehicle_path
 from ..sensors import Measurement, Profile, Sensors
+from ..world.scene import footprint_of, Scene
 
 DEFAULT_SETTINGS = {'command_mode': 'torque', 'command_timeout_s': 0.5,
                     'timeout_brake_torque_n_m': 1000.0}
@@ -73,6 +75,9 @@ class Front:
         """Take a failure of the physics: the state is the last finite one."""
         raise RuntimeError(str(error))
 
+    def touched(self, contact) -> None:
+        """Take a contact of this front end's car (sim/contacts.py: it has halted)."""
+
     def stop_requested(self) -> bool:
         """Return whether a long advance should stop early (the process is asked to stop)."""
         return False
@@ -91,6 +96,8 @@ class Car:
                                     lambda: session.sim_steps)
         self.start = start
         self.front = front
+        self.halted = None
+        """The Contact that halted the car (sim/contacts.py), until a restart or teleport."""
         self.place(start)
         self.sensors = Sensors(profile, seed, session.step_ns,
                                session.publish_every * session.step_ns, vehicle.surface.datum)
@@ -103,6 +110,7 @@ class Car:
         """Put the car at `start`, wheels rolling, and give it the command in force."""
         self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed,
                            vy=start.lateral_speed, yaw_rate=start.yaw_rate)
+        self.halted = None
         self.intake.speed.reset()
         self.intake.push(integrate=False)
 
@@ -132,12 +140,16 @@ class Session:
                  physics_rate_hz: float = 1000.0, publish_rate_hz: float = 100.0,
                  marker_rate_hz: float = 0.0, settings: Optional[Dict] = None,
                  start: Start = Start(), logger=None, front: Front = None,
-                 name: str = ''):
+                 name: str = '', occupancy=None, contact: str = 'stop'):
         """
         Hold `vehicle` (the first car, called `name`) at `start`, at simulated time 0.
 
         settings: the intake's (DEFAULT_SETTINGS), kept by reference: the node
-        changes them live. SensorError if the profile cannot be used.
+        changes them live. occupancy: the walls (world/occupancy.py's map;
+        None: open ground), which the cars' lidars see with the other cars.
+        contact: what a car that touches a wall or another car does
+        (sim/contacts.py: 'stop', or 'off' to drive through). SensorError if
+        the profile cannot be used, ValueError for an unknown contact mode.
         """
         self.step_ns = round(1e9 / physics_rate_hz)
         self.dt = self.step_ns / 1e9
@@ -148,7 +160,9 @@ class Session:
         self.markers_at = 0
         self.reports = Reports(logger or logging.getLogger('rally_sim'))
         self.front = front or Front()
+        self.scene = Scene(occupancy)
         self.cars: List[Car] = []
+        self.contacts = Contacts(self, contact)
         self.add_car(name, vehicle, profile, seed, settings=settings, start=start,
                      front=self.front)
 
@@ -159,12 +173,21 @@ class Session:
         Add a car at `start`, at the session's time; return it.
 
         Its measurements and truth go to `front` (the session's by default);
-        ValueError if the name is taken, SensorError if the profile cannot be used.
+        ValueError if the name is taken or the car would start in a wall or on
+        another car (contact not off), SensorError if the profile cannot be used.
         """
         if any(car.name == name for car in self.cars):
             raise ValueError(f'a car named {name!r} is in the session already')
         car = Car(name, vehicle, profile, seed, self, settings, start, front or self.front)
         self.cars.append(car)
+        self.scene.add(vehicle, footprint_of(vehicle.config))
+        try:
+            self.contacts.refuse_overlap(len(self.cars) - 1)
+        except ValueError:
+            self.cars.pop()
+            self.scene.remove(vehicle)
+            raise
+        car.sensors.world = self.scene
         return car
 
     # ---- the first car, as a front end of one car sees the session ---------

@@ -8,7 +8,10 @@ session.Session, so their runs are the same run.
 A stepped simulation offers (session.Session does):
 - sim_steps: the step count, advanced here; dt: a step [s];
 - cars, each with an intake (control_steps, start_control_period():
-  intake.CommandIntake), sensors.next_event() and vehicle.advance(steps, dt);
+  intake.CommandIntake), sensors.next_event(), vehicle.advance(steps, dt) and
+  halted (a car that touched something is not stepped);
+- contacts (contacts.Contacts): active, safe_steps(steps) and check(), which
+  cut chunks short near walls and cars and find the step a car touches;
 - publish_every, marker_every (0: no markers), markers_at: steps between
   publishing instants and markers, the step of the last markers;
 - stop_requested(): a long call stops early when the process is asked to;
@@ -40,7 +43,12 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
             event = car.sensors.next_event()
             if event is not None:
                 chunk = min(chunk, max(event - sim.sim_steps, 1))
+        contacts = sim.contacts.active
+        if contacts:
+            chunk = sim.contacts.safe_steps(chunk)
         for car in cars:
+            if car.halted is not None:
+                continue
             try:
                 car.vehicle.advance(chunk, sim.dt)
             except FloatingPointError as error:
@@ -49,6 +57,8 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
                 return
         sim.sim_steps += chunk
         steps -= chunk
+        if contacts:
+            sim.contacts.check()
         publish = sim.sim_steps % sim.publish_every == 0
         markers = publish and bool(sim.marker_every) and (
             sim.sim_steps // sim.marker_every != sim.markers_at // sim.marker_every)

@@ -1,0 +1,167 @@
+"""
+Contact between a session's cars and the walls, found on the physics step it happens.
+
+Each chunk of steps is cut short where a car could reach a wall or another
+car within it. A car moves no faster than its bound: the speed of its CG,
+plus its yaw rate times its footprint's half diagonal, plus
+SPEED_MARGIN_M_S for what it may gain within a chunk. A chunk of n steps
+is safe while n dt times the bound (two cars: the sum of theirs) stays
+within the clearance, so near a wall the chunks shrink to single steps,
+and after each chunk a footprint that overlaps a wall or another car has
+touched on that very step. Far from everything the chunks are as they
+would be without contact: a run that touches nothing is the same run to
+the bit.
+
+Mode `stop`: a car that touches halts where it is (velocities and wheel
+spins zero; not stepped again until a restart, a reset or a teleport), and
+the contact goes to its front end (Front.touched) and into `events`.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import List, Tuple
+
+import numpy as np
+
+from ..physics.model import OMEGA, VX, VY, X, Y, YAW_RATE
+from ..world.contact import corners, quad_clearance, wall_clearance
+from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y
+from ..world.scene import box
+
+MODES = ('off', 'stop')
+SPEED_MARGIN_M_S = 1.0
+"""Speed a car may gain within one chunk (at most a control period) [m/s]."""
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A car touched a wall or another car: when, where, and what it touched."""
+
+    time_ns: int
+    car: str
+    other: str
+    """'wall', or the other car's name."""
+    x: float
+    y: float
+    """A point of the contact in odom [m]: the wall cell's centre, or the corner that touched."""
+
+
+class Contacts:
+    """The contact rule of a session: chunks cut short near walls and cars, touches found."""
+
+    def __init__(self, session, mode: str = 'stop'):
+        """Watch `session`'s cars in its scene; mode 'off' (never look) or 'stop'."""
+        if mode not in MODES:
+            raise ValueError(f"contact = {mode!r} must be one of {', '.join(MODES)}")
+        self.session = session
+        self.mode = mode
+        self.events: List[Contact] = []
+
+    @property
+    def active(self) -> bool:
+        """Return whether there is anything to touch: walls, or a second car."""
+        return self.mode != 'off' and (self.session.scene.walls or len(self.session.cars) > 1)
+
+    def safe_steps(self, steps: int) -> int:
+        """Return how many of `steps` the cars may take before one could touch something (>= 1)."""
+        session, scene = self.session, self.session.scene
+        dt = session.dt
+        moving = [(car, box(car.vehicle.state, outline)) for car, outline in zip(
+            session.cars, scene.outlines)]
+        bounds = [0.0 if car.halted is not None else _bound(car.vehicle.state, row)
+                  for car, row in moving]
+        bounds = [b if math.isfinite(b) else 0.0 for b in bounds]   # the physics says it fails
+        safe = steps
+        for (car, row), bound in zip(moving, bounds):
+            if bound > 0.0:
+                clearance, _, _ = wall_clearance(scene.blocked, scene.meta, row,
+                                                 bound * steps * dt)
+                safe = min(safe, math.floor(clearance / (bound * dt)))
+        for i in range(len(moving)):
+            for j in range(i + 1, len(moving)):
+                both = bounds[i] + bounds[j]
+                if both > 0.0:
+                    clearance = quad_clearance(corners(moving[i][1]), corners(moving[j][1]))
+                    safe = min(safe, math.floor(clearance / (both * dt)))
+        return max(1, safe)
+
+    def refuse_overlap(self, k: int) -> None:
+        """Raise ValueError, naming the position, if car k stands in a wall or on another car."""
+        if self.mode == 'off':
+            return
+        session, scene = self.session, self.session.scene
+        rows = [box(car.vehicle.state, outline) for car, outline in zip(session.cars,
+                                                                          scene.outlines)]
+        touched = self._wall(rows[k]) or self._other_car(k, rows)
+        if touched is not None:
+            car = session.cars[k]
+            x, y = (float(v) for v in car.vehicle.state[[X, Y]])
+            what = 'a wall' if touched[0] == 'wall' else f"car '{touched[0]}'"
+            raise ValueError(f"car '{car.name}' starts at x = {x:.3f}, y = {y:.3f} m where its "
+                             f'footprint overlaps {what} (near x = {touched[1]:.3f}, y = '
+                             f'{touched[2]:.3f}): start it clear of walls and cars')
+
+    def check(self) -> None:
+        """Find the cars that touch now; halt them and tell their front ends."""
+        session, scene = self.session, self.session.scene
+        rows = [box(car.vehicle.state, outline) for car, outline in zip(session.cars,
+                                                                          scene.outlines)]
+        for k, car in enumerate(session.cars):
+            if car.halted is not None:
+                continue
+            touched = self._wall(rows[k]) or self._other_car(k, rows)
+            if touched is not None:
+                other, x, y = touched
+                self._halt(car, Contact(session.now_ns, car.name, other, x, y))
+
+    def _wall(self, row: np.ndarray):
+        scene = self.session.scene
+        clearance, x, y = wall_clearance(scene.blocked, scene.meta, row, scene.meta[0])
+        return ('wall', float(x), float(y)) if clearance == 0.0 else None
+
+    def _other_car(self, k: int, rows: List[np.ndarray]):
+        mine = corners(rows[k])
+        for j, other in enumerate(self.session.cars):
+            theirs = corners(rows[j])
+            if j != k and quad_clearance(mine, theirs) == 0.0:
+                x, y = _touching_point(mine, theirs)
+                return other.name, x, y
+        return None
+
+    def _halt(self, car, contact: Contact) -> None:
+        """Stop the car where it stands and report the contact."""
+        state = car.vehicle.state
+        state[[VX, VY, YAW_RATE]] = 0.0
+        state[OMEGA:OMEGA + 4] = 0.0
+        car.halted = contact
+        self.events.append(contact)
+        car.front.touched(contact)
+
+
+def _bound(state: np.ndarray, row: np.ndarray) -> float:
+    """Return the fastest any point of a car's footprint may move within a chunk [m/s]."""
+    reach = math.hypot(row[BOX_HALF_LENGTH], row[BOX_HALF_WIDTH]) + math.hypot(
+        row[BOX_X] - state[X], row[BOX_Y] - state[Y])       # the farthest corner from the CG
+    return (math.hypot(state[VX], state[VY]) + abs(state[YAW_RATE]) * reach
+            + SPEED_MARGIN_M_S)
+
+
+def _inside(point: np.ndarray, quad: np.ndarray) -> bool:
+    """Return whether a point lies in a counter-clockwise convex quad (edges included)."""
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        if (b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0]) < 0.0:
+            return False
+    return True
+
+
+def _touching_point(mine: np.ndarray, theirs: np.ndarray) -> Tuple[float, float]:
+    """Return a corner of either quad inside the other, else the midpoint of their centres."""
+    for corner in mine:
+        if _inside(corner, theirs):
+            return float(corner[0]), float(corner[1])
+    for corner in theirs:
+        if _inside(corner, mine):
+            return float(corner[0]), float(corner[1])
+    middle = 0.5 * (mine.mean(axis=0) + theirs.mean(axis=0))
+    return float(middle[0]), float(middle[1])

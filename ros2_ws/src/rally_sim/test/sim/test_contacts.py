@@ -1,0 +1,114 @@
+"""Contact in a session: found on the step it happens, the car halted, the other party named."""
+
+import math
+
+import numpy as np
+import pytest
+from rally_sim.physics import Surface, Vehicle
+from rally_sim.sensors import load_profile
+from rally_sim.sim import Front, Session, Start
+from rally_sim.sim.session import DEFAULT_SETTINGS
+from rally_sim.world.contact import wall_clearance
+from rally_sim.world.occupancy import OccupancyMap
+from rally_sim.world.scene import box
+from support.vehicles import vehicle
+
+COASTING = dict(DEFAULT_SETTINGS, command_timeout_s=0.0)     # no command, no watchdog brakes
+
+
+class Told(Front):
+    def __init__(self):
+        self.contacts = []
+
+    def touched(self, contact):
+        self.contacts.append(contact)
+
+
+def wall_at(x_m=20.0):
+    """A 40 m x 20 m map from (-10, -10) at 0.1 m with a wall 0.2 m thick from x = x_m."""
+    cells = np.zeros((200, 400), dtype=np.int8)
+    first = round((x_m + 10.0) / 0.1)
+    cells[:, first:first + 2] = 100
+    return OccupancyMap(cells, 0.1, -10.0, -10.0, 0.0)
+
+
+def session(cars, occupancy=None, contact='stop'):
+    """A session of `cars` [(name, start)] of V40s coasting on tarmac; and each car's front."""
+    fronts = [Told() for _ in cars]
+    made = None
+    for (name, start), front in zip(cars, fronts):
+        args = (Vehicle(vehicle('volvo_v40'), Surface.uniform()), load_profile('ideal'), 0)
+        if made is None:
+            made = Session(*args, start=start, front=front, name=name, settings=COASTING,
+                           occupancy=occupancy, contact=contact)
+        else:
+            made.add_car(name, *args, start=start, front=front, settings=dict(COASTING))
+    return made, fronts
+
+
+def clearance(s, k=0):
+    scene = s.scene
+    row = box(s.cars[k].vehicle.state, scene.outlines[k])
+    return wall_clearance(scene.blocked, scene.meta, row, 10.0)[0]
+
+
+def test_a_car_driven_at_a_wall_halts_on_the_step_it_touches():
+    s, (front,) = session([('ego', Start(0.0, 0.0, 0.0, 10.0))], wall_at(20.0))
+    s.advance(5000)
+    (contact,) = s.contacts.events
+    assert front.contacts == [contact] and s.cars[0].halted is contact
+    assert contact.car == 'ego' and contact.other == 'wall'
+    assert contact.x == pytest.approx(20.05) and abs(contact.y) < 1.0
+    step = contact.time_ns // s.step_ns
+    assert 1500 < step < 2000                   # about 1.8 s at 10 m/s
+    state = s.vehicle.state.copy()
+    assert state[3:6].tolist() == [0.0, 0.0, 0.0]
+    s.advance(500)                              # halted: it stays where it touched
+    assert np.array_equal(s.vehicle.state, state)
+    # the same run again, one step short: clear of the wall; the next step touches
+    again, _ = session([('ego', Start(0.0, 0.0, 0.0, 10.0))], wall_at(20.0))
+    again.advance(step - 1)
+    assert not again.contacts.events and 0.0 < clearance(again) < 0.02
+    # ... and until then the car ran as it runs with no wall at all, to the bit
+    open_ground, _ = session([('ego', Start(0.0, 0.0, 0.0, 10.0))])
+    open_ground.advance(step - 1)
+    assert np.array_equal(again.vehicle.state, open_ground.vehicle.state)
+    again.advance(1)
+    assert again.contacts.events == [contact]
+    # a restart frees it
+    s.restart()
+    assert s.cars[0].halted is None and s.vehicle.state[0] == 0.0
+    s.advance(10)
+    assert s.vehicle.state[0] > 0.0
+
+
+def test_two_cars_head_on_halt_together_and_name_each_other():
+    s, fronts = session([('red', Start(0.0, 0.0, 0.0, 8.0)),
+                         ('blue', Start(30.0, 0.5, math.pi, 7.0))])
+    s.advance(5000)
+    red, blue = s.contacts.events
+    assert (red.car, red.other, blue.car, blue.other) == ('red', 'blue', 'blue', 'red')
+    assert red.time_ns == blue.time_ns and fronts[0].contacts == [red]
+    assert fronts[1].contacts == [blue]
+    assert 10.0 < red.x < 20.0 and abs(red.y) < 1.5
+    gap = s.cars[1].vehicle.state[0] - s.cars[0].vehicle.state[0]
+    assert 3.0 < gap < 5.0                      # about a car's length between their CGs
+
+
+def test_a_car_that_starts_in_a_wall_or_on_another_car_is_refused():
+    with pytest.raises(ValueError, match=r"car 'ego' starts at x = 19.000, y = 0.000 m where "
+                                         r'its footprint overlaps a wall'):
+        session([('ego', Start(19.0, 0.0))], wall_at(20.0))
+    s, _ = session([('ego', Start(0.0, 0.0))])
+    with pytest.raises(ValueError, match="car 'two' starts at x = 1.000.* overlaps car 'ego'"):
+        s.add_car('two', Vehicle(vehicle('volvo_v40')), load_profile('ideal'), 0,
+                  start=Start(1.0, 0.0))
+    assert [car.name for car in s.cars] == ['ego'] and len(s.scene.cars) == 1
+
+
+def test_with_contact_off_a_car_drives_through():
+    s, _ = session([('ego', Start(0.0, 0.0, 0.0, 10.0))], wall_at(20.0), contact='off')
+    s.advance(3000)
+    assert not s.contacts.events and s.vehicle.state[0] > 25.0
+    with pytest.raises(ValueError, match="contact = 'bump' must be one of off, stop"):
+        session([('ego', Start())], contact='bump')
