@@ -25,6 +25,8 @@ import math
 import numpy as np
 
 KEYS = ('stddev', 'bias_stddev', 'random_walk', 'correlation_time_s', 'quantisation')
+VECTOR_FROM = 16
+"""A quantity of more components than this is sampled on arrays (a lidar's beams)."""
 
 
 @dataclass(frozen=True)
@@ -60,14 +62,17 @@ class Noise:
         Return the measurement of `truth`, interval_s after the previous sample.
 
         draws: (2, n) standard normals, for the walk and the noise (unused
-        when the quantity is exact). In plain floats: a quantity has 1 to 4
-        components, where numpy's per-call cost would dominate.
+        when the quantity is exact). In plain floats for the few components
+        of most quantities, where numpy's per-call cost would dominate; on
+        arrays for many.
         """
         s = self.spec
         if s.exact:
             return truth
         self.elapsed_s += interval_s
         step = s.random_walk * math.sqrt(interval_s)
+        if self.components > VECTOR_FROM:
+            return self._sample_array(truth, interval_s, step, draws)
         walk_draws, noise_draws = draws.tolist()
         self.walk = [w + step * d for w, d in zip(self.walk, walk_draws)]
         if s.correlation_time_s > 0.0:
@@ -85,6 +90,26 @@ class Noise:
             q = s.quantisation
             value = [q * round(v / q) for v in value]
         return np.array(value)
+
+    def _sample_array(self, truth: np.ndarray, interval_s: float, step: float,
+                      draws: np.ndarray) -> np.ndarray:
+        """sample() for many components (a lidar's beams): the same operations, on arrays."""
+        s = self.spec
+        self.walk = np.asarray(self.walk) + step * draws[0]
+        if s.correlation_time_s > 0.0:
+            if self.coloured is None:
+                self.coloured = s.stddev * draws[1]
+            else:
+                phi = math.exp(-interval_s / s.correlation_time_s)
+                self.coloured = phi * self.coloured + s.stddev * math.sqrt(1.0 - phi * phi) * \
+                    draws[1]
+            error = self.coloured
+        else:
+            error = s.stddev * draws[1]
+        value = truth + np.asarray(self.bias) + self.walk + error
+        if s.quantisation > 0.0:
+            value = s.quantisation * np.round(value / s.quantisation)
+        return value
 
     def variance(self) -> float:
         """Return the variance of the error now: what a message's covariance states."""

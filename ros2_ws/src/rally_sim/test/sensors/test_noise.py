@@ -107,3 +107,20 @@ def test_same_seed_same_errors_other_seed_others():
         return np.array([sample(noise, generator, np.zeros(3), 0.02) for _ in range(50)])
     assert np.array_equal(run(7), run(7))
     assert not np.array_equal(run(7), run(8))
+
+
+@pytest.mark.parametrize('spec', [
+    NoiseSpec(stddev=0.02, bias_stddev=0.01, random_walk=0.003, quantisation=0.005),
+    NoiseSpec(stddev=0.02, correlation_time_s=0.3, random_walk=0.001),
+])
+def test_many_components_on_arrays_read_as_few_in_floats_bit_for_bit(spec, monkeypatch):
+    # a lidar's beams are sampled on arrays; the floats' path must give the same bits
+    from rally_sim.sensors import noise as module
+    truth = np.linspace(0.5, 12.0, 40)
+    runs = []
+    for vector_from in (module.VECTOR_FROM, 1000):
+        monkeypatch.setattr(module, 'VECTOR_FROM', vector_from)
+        generator = rng(3)
+        noise = noise_of(spec, len(truth), generator)
+        runs.append([sample(noise, generator, truth, 0.025).tolist() for _ in range(30)])
+    assert runs[0] == runs[1]
