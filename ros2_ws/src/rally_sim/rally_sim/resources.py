@@ -82,3 +82,23 @@ def surface_from(text: str) -> Surface:
         raise SurfaceError(f"no surface '{text}': not a surface type ({', '.join(SURFACE_GRIP)}),"
                            f" a stage ({', '.join(sorted(STAGES))}) nor a surface map file")
     return Surface.load(path)
+
+
+def walls_from(text: str, surface: Surface):
+    """
+    Return the occupancy map a `map` setting names (world/occupancy.py), or None.
+
+    '': the one beside the surface's map (a stage's <name>_map.yaml), if
+    any; 'none': no walls; a shipped stage's name: its map; else a file.
+    MapError naming the file and the key if it cannot be used.
+    """
+    from .world.occupancy import load_map, map_beside, MapError
+    if text == 'none':
+        return None
+    if text == '':
+        beside = map_beside(surface.source) if surface.source else None
+        return load_map(beside) if beside else None
+    path = preset(text, 'stages', '_map.yaml')
+    if not os.path.isfile(path):
+        raise MapError(f"no occupancy map '{text}': not a stage with one, nor a file")
+    return load_map(path)

@@ -29,7 +29,7 @@ from ..resources import config_file
 from ..scenarios.metrics import (
     cut, judge, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, quaternion_yaw,
     STATE_COLUMNS)
-from ..scenarios.spec import PHYSICS_RATE_HZ, stage_surface, vehicle_config
+from ..scenarios.spec import PHYSICS_RATE_HZ, stage_surface, stage_walls, vehicle_config
 from ..sensors import load_profile
 from ..sim import Front, Session, Start
 
@@ -70,7 +70,8 @@ class InProcessRun(Front):
             start=Start(float(start_x), float(start_y),
                         path.locate(start_x, start_y).heading_rad,
                         float(spec['initial_speed_m_s'])),
-            logger=logging.getLogger('rally_sim.inprocess'), front=self)
+            logger=logging.getLogger('rally_sim.inprocess'), front=self,
+            occupancy=stage_walls(spec['stage']))
         self.vehicle = self.session.vehicle
         self.odometry_is_truth = 'odometry' in self.session.sensors.with_outputs
         self.truth: Dict[int, tuple] = {}

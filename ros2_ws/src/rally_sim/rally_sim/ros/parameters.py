@@ -31,6 +31,12 @@ SPECS: Dict[str, Spec] = {
     'surface': Spec('tarmac_dry', 'surface type everywhere (tarmac_dry, tarmac_wet, gravel, '
                     'dirt, mud, grass, snow, ice), a surface map YAML, or a shipped stage '
                     f"({', '.join(sorted(STAGES))})", live=True),
+    'map': Spec('', "occupancy map whose walls the car touches and its lidar sees: '' the "
+                "stage's own (<stage>_map.yaml beside its surface map, following the surface), "
+                "'none', a shipped stage's name, or a map_server YAML file"),
+    'contact': Spec('stop', 'a car that touches a wall or another car: stop (halts where it '
+                    'touched until a reset or a teleport, reported on collision) or off '
+                    '(drives through)', choices=('stop', 'off')),
     'physics_rate_hz': Spec(1000.0, 'fixed physics steps per simulated second', 10.0, 10000.0),
     'publish_rate_hz': Spec(100.0, 'outputs per simulated second', 1.0, 1000.0),
     'marker_rate_hz': Spec(20.0, 'markers per simulated second, 0: none', 0.0, 200.0),

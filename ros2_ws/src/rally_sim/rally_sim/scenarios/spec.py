@@ -16,7 +16,7 @@ import yaml
 
 from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
-from ..resources import read_shipped, surface_from, vehicle_path
+from ..resources import read_shipped, surface_from, vehicle_path, walls_from
 from ..sim.intake import COMMAND_TOPICS
 from ..world.stages import STAGES
 
@@ -302,3 +302,9 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
 def stage_surface(stage: str):
     """Return surface_from(stage), loaded once per process (nothing changes a surface)."""
     return surface_from(stage)
+
+
+@functools.lru_cache(maxsize=8)
+def stage_walls(stage: str):
+    """Return the stage's occupancy map (the simulator's `map` default), loaded once, or None."""
+    return walls_from('', stage_surface(stage))

@@ -1,16 +1,18 @@
 """
 Contact between a session's cars and the walls, found on the physics step it happens.
 
-Each chunk of steps is cut short where a car could reach a wall or another
-car within it. A car moves no faster than its bound: the speed of its CG,
-plus its yaw rate times its footprint's half diagonal, plus
-SPEED_MARGIN_M_S for what it may gain within a chunk. A chunk of n steps
-is safe while n dt times the bound (two cars: the sum of theirs) stays
-within the clearance, so near a wall the chunks shrink to single steps,
-and after each chunk a footprint that overlaps a wall or another car has
-touched on that very step. Far from everything the chunks are as they
-would be without contact: a run that touches nothing is the same run to
-the bit.
+The clearances are looked at once for the next HORIZON_S, and the steps
+that no car can touch anything in are taken without looking again. No
+point of a car moves faster than its bound: the speed of its CG, plus its
+yaw rate times the reach of its farthest corner, each plus what it could
+gain within the horizon (world/scene.py's footprint_of: from its tyres'
+grip, mass and yaw inertia, or its steering). n steps are safe while n dt
+times the bound (two cars: the sum of theirs) stays within the clearance;
+chunks end there (on a control period's start where it is far), so near a
+wall they shrink to single steps, and once the safe steps are taken a
+footprint that overlaps a wall or another car has touched on that very step. Physics steps
+do not depend on how they are chunked: a run that touches nothing is the
+same run to the bit as one without walls.
 
 Mode `stop`: a car that touches halts where it is (velocities and wheel
 spins zero; not stepped again until a restart, a reset or a teleport), and
@@ -29,8 +31,8 @@ from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y
 from ..world.scene import box
 
 MODES = ('off', 'stop')
-SPEED_MARGIN_M_S = 1.0
-"""Speed a car may gain within one chunk (at most a control period) [m/s]."""
+HORIZON_S = 0.1
+"""How far ahead the clearances are looked at once [s of simulated time]."""
 
 
 @dataclass(frozen=True)
@@ -56,26 +58,44 @@ class Contacts:
         self.session = session
         self.mode = mode
         self.events: List[Contact] = []
+        self.safe_until = 0
+        """No car can touch anything before this step: nothing to look at until then."""
 
     @property
     def active(self) -> bool:
         """Return whether there is anything to touch: walls, or a second car."""
         return self.mode != 'off' and (self.session.scene.walls or len(self.session.cars) > 1)
 
+    def forget(self) -> None:
+        """Look again before the next step: a car was placed, added or the walls changed."""
+        self.safe_until = 0
+
     def safe_steps(self, steps: int) -> int:
         """Return how many of `steps` the cars may take before one could touch something (>= 1)."""
+        now = self.session.sim_steps
+        if now >= self.safe_until:
+            clear = self._clear_steps()
+            period = self.session.cars[0].intake.control_steps
+            if clear >= period:     # end on a period's start: no chunk is cut in two
+                clear = (now + clear) // period * period - now
+            self.safe_until = now + clear
+        return min(steps, self.safe_until - now)
+
+    def _clear_steps(self) -> int:
+        """Return how many steps (1 to HORIZON_S's) no car can reach a wall or another car in."""
         session, scene = self.session, self.session.scene
         dt = session.dt
+        horizon = max(1, round(HORIZON_S / dt))
         moving = [(car, box(car.vehicle.state, outline)) for car, outline in zip(
             session.cars, scene.outlines)]
-        bounds = [0.0 if car.halted is not None else _bound(car.vehicle.state, row)
-                  for car, row in moving]
+        bounds = [0.0 if car.halted is not None else _bound(car.vehicle.state, row, outline)
+                  for (car, row), outline in zip(moving, scene.outlines)]
         bounds = [b if math.isfinite(b) else 0.0 for b in bounds]   # the physics says it fails
-        safe = steps
+        safe = horizon
         for (car, row), bound in zip(moving, bounds):
-            if bound > 0.0:
+            if bound > 0.0 and scene.walls:
                 clearance, _, _ = wall_clearance(scene.blocked, scene.meta, row,
-                                                 bound * steps * dt)
+                                                 bound * horizon * dt)
                 safe = min(safe, math.floor(clearance / (bound * dt)))
         for i in range(len(moving)):
             for j in range(i + 1, len(moving)):
@@ -102,8 +122,10 @@ class Contacts:
                              f'{touched[2]:.3f}): start it clear of walls and cars')
 
     def check(self) -> None:
-        """Find the cars that touch now; halt them and tell their front ends."""
+        """Find the cars that touch now (once the safe steps are taken); halt them, tell them."""
         session, scene = self.session, self.session.scene
+        if session.sim_steps < self.safe_until:
+            return
         rows = [box(car.vehicle.state, outline) for car, outline in zip(session.cars,
                                                                           scene.outlines)]
         for k, car in enumerate(session.cars):
@@ -138,12 +160,14 @@ class Contacts:
         car.front.touched(contact)
 
 
-def _bound(state: np.ndarray, row: np.ndarray) -> float:
-    """Return the fastest any point of a car's footprint may move within a chunk [m/s]."""
+def _bound(state: np.ndarray, row: np.ndarray, outline) -> float:
+    """Return the fastest any point of a car's footprint may move within HORIZON_S [m/s]."""
     reach = math.hypot(row[BOX_HALF_LENGTH], row[BOX_HALF_WIDTH]) + math.hypot(
         row[BOX_X] - state[X], row[BOX_Y] - state[Y])       # the farthest corner from the CG
-    return (math.hypot(state[VX], state[VY]) + abs(state[YAW_RATE]) * reach
-            + SPEED_MARGIN_M_S)
+    speed = math.hypot(state[VX], state[VY]) + outline.acceleration_m_s2 * HORIZON_S
+    yaw_acceleration = outline.yaw_acceleration_rad_s2 or (
+        outline.steer_m * outline.acceleration_m_s2 + outline.steer_rate_m * speed)
+    return speed + (abs(state[YAW_RATE]) + yaw_acceleration * HORIZON_S) * reach
 
 
 def _inside(point: np.ndarray, quad: np.ndarray) -> bool:

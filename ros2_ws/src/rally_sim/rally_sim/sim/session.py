@@ -98,6 +98,7 @@ class Car:
         self.front = front
         self.halted = None
         """The Contact that halted the car (sim/contacts.py), until a restart or teleport."""
+        self.moved = session.contacts.forget     # a jump: contact looks again
         self.place(start)
         self.sensors = Sensors(profile, seed, session.step_ns,
                                session.publish_every * session.step_ns, vehicle.surface.datum)
@@ -111,6 +112,7 @@ class Car:
         self.vehicle.reset(x=start.x, y=start.y, yaw=start.yaw, vx=start.speed,
                            vy=start.lateral_speed, yaw_rate=start.yaw_rate)
         self.halted = None
+        self.moved()
         self.intake.speed.reset()
         self.intake.push(integrate=False)
 
@@ -187,6 +189,7 @@ class Session:
             self.cars.pop()
             self.scene.remove(vehicle)
             raise
+        self.contacts.forget()
         car.sensors.world = self.scene
         return car
 
@@ -270,3 +273,19 @@ class Session:
         for car in self.cars:
             car.vehicle.surface = surface
             car.sensors.place(surface.datum)
+
+    def set_walls(self, occupancy) -> None:
+        """
+        Put other walls round the cars (an occupancy map, or None: none).
+
+        ValueError, changing nothing, if a car would stand in one (contact not off).
+        """
+        before = self.scene.occupancy
+        self.scene.set_walls(occupancy)
+        self.contacts.forget()
+        try:
+            for k in range(len(self.cars)):
+                self.contacts.refuse_overlap(k)
+        except ValueError:
+            self.scene.set_walls(before)
+            raise

@@ -24,7 +24,7 @@ A missing or malformed key is an error naming the key and the file.
 
 import math
 import os
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -74,6 +74,12 @@ class OccupancyMap(NamedTuple):
         if not (0 <= col < cols and 0 <= row_from_bottom < rows):
             return False
         return bool(self.cells[rows - 1 - row_from_bottom, col] == OCCUPIED)
+
+
+def map_beside(surface_file: str) -> Optional[str]:
+    """Return the occupancy map beside a surface map (STAGE_map.yaml), or None."""
+    candidate = os.path.splitext(surface_file)[0] + '_map.yaml'
+    return candidate if os.path.isfile(candidate) else None
 
 
 def load_map(path: str) -> OccupancyMap:

@@ -22,11 +22,24 @@ NOTHING = (np.zeros((1, 1), dtype=np.uint8), np.array([1.0, 0.0, 0.0, 1.0, 0.0])
 
 
 class Footprint(NamedTuple):
-    """A car's outline: length and width [m], its centre this far ahead of the CG [m]."""
+    """A car's outline and how fast it can change its motion, as contact needs them."""
 
     length_m: float
     width_m: float
     ahead_of_cg_m: float
+    """Its centre this far ahead of the CG [m]."""
+    acceleration_m_s2: float = 0.0
+    """A bound on how fast the CG's speed changes [m/s^2]."""
+    yaw_acceleration_rad_s2: float = 0.0
+    """A bound on how fast the yaw rate changes [rad/s^2]; 0: from the steering (kinematic)."""
+    steer_m: float = 0.0
+    """Kinematic model: tan(largest steer) / wheelbase and that over cos^2 times the
+    steer rate: yaw acceleration <= steer_m * acceleration + steer_rate_m * speed."""
+    steer_rate_m: float = 0.0
+
+
+FASTEST_STEER_RAD_S = 50.0
+"""The steer rate assumed of a car whose file sets no limit (steering.max_rate_rad_s 0)."""
 
 
 def footprint_of(config) -> Footprint:
@@ -41,7 +54,17 @@ def footprint_of(config) -> Footprint:
     radius = config['wheel_radius_m']
     length = config['footprint.length_m'] or front + rear + 4.0 * radius
     width = config['footprint.width_m'] or 2.0 * config['half_track_m'] + radius
-    return Footprint(length, width, 0.5 * (front - rear))
+    # tyres at twice their peak grip (load transfer, a margin), gravity along a slope
+    grip = max(config[f'tyres.{a}.mu'] * config[f'tyres.{a}.D'] for a in ('front', 'rear'))
+    acceleration = (2.0 * grip + 1.0) * config['gravity_m_s2']
+    if config['model'] == 'kinematic_bicycle':       # yaw rate v tan(steer) / wheelbase
+        steer = config['steering.max_angle_rad']
+        rate = config['steering.max_rate_rad_s'] or FASTEST_STEER_RAD_S
+        return Footprint(length, width, 0.5 * (front - rear), acceleration, 0.0,
+                         math.tan(steer) / (front + rear),
+                         rate / math.cos(steer) ** 2 / (front + rear))
+    yaw = acceleration * config['mass_kg'] * max(front, rear) / config['yaw_inertia_kg_m2']
+    return Footprint(length, width, 0.5 * (front - rear), acceleration, yaw)
 
 
 class Scene:
@@ -49,13 +72,17 @@ class Scene:
 
     def __init__(self, occupancy: Optional[OccupancyMap] = None):
         """Hold `occupancy`'s walls (None: open ground) and no car yet."""
+        self.set_walls(occupancy)
+        self.cars: List = []
+        self.outlines: List[Footprint] = []
+
+    def set_walls(self, occupancy: Optional[OccupancyMap]) -> None:
+        """Stand `occupancy`'s walls in the scene (None: open ground), in place of any before."""
         self.occupancy = occupancy
         self.blocked, self.meta = ((occupancy.blocked, occupancy.meta) if occupancy is not None
                                    else NOTHING)
         self.walls = bool(self.blocked.any())
         """Whether any cell is occupied (anything for a car to touch but other cars)."""
-        self.cars: List = []
-        self.outlines: List[Footprint] = []
 
     def add(self, vehicle, footprint: Footprint) -> None:
         """Put a car (its Vehicle, whose state moves it) into the scene."""
