@@ -37,7 +37,7 @@ TARGET_SHARE = 0.05
 
 
 def poses(count: int) -> np.ndarray:
-    """Return `count` poses (x, y, heading) spread round the track's centre line."""
+    """Return `count` places round the track's centre line: x, y and heading each."""
     path = read_path(config_file('stages/track_path.csv'))
     picks = np.linspace(0, len(path), count, endpoint=False).astype(int)
     ahead = path[(picks + 1) % len(path)] - path[picks]
@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     share = scan * LIDAR['rate_hz']
     print(f"\nlidar on the track stage ({LIDAR['beams']:,} beams over "
           f"{LIDAR['field_of_view_rad']:g} rad, {LIDAR['range_max_m']:g} m, range noise, "
-          f"another car in view): {scan * 1e6:,.0f} us a scan; at "
+          f'another car in view): {scan * 1e6:,.0f} us a scan; at '
           f"{LIDAR['rate_hz']:g} Hz {share:.1%} of a core (target, issue 36: at most "
           f'{TARGET_SHARE:.0%})')
     contact = contact_cost(args.repeat)

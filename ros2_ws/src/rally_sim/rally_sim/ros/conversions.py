@@ -1,7 +1,7 @@
 """Vehicle state to ROS messages (REP-103 axes, REP-105 frames). No node here."""
 
 import math
-from typing import List
+from typing import Dict, List, Optional
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, TransformStamped
@@ -56,12 +56,19 @@ def _place(t: TransformStamped, now: Time, x: float, y: float, z: float, roll: f
     _set_quaternion(t.transform.rotation, roll, pitch, yaw)
 
 
-def static_transforms(vehicle: Vehicle, now: Time, base_frame: str, imu_frame: str
+def static_transforms(vehicle: Vehicle, now: Time, base_frame: str, imu_frame: str,
+                      laser_frame: str = '', lidar: Optional[Dict[str, float]] = None
                       ) -> TFMessage:
-    """Return the fixed frames: the IMU at the centre of gravity."""
+    """Return the fixed frames: the IMU at the centre of gravity, the lidar at its mount."""
     t = transform_stamped(base_frame, imu_frame)
     _place(t, now, 0.0, 0.0, vehicle.params.cg_height_m)
-    return TFMessage(transforms=[t])
+    transforms = [t]
+    if lidar:
+        laser = transform_stamped(base_frame, laser_frame)
+        _place(laser, now, lidar['mount_x_m'], lidar['mount_y_m'], lidar['mount_z_m'],
+               yaw=lidar['mount_yaw_rad'])
+        transforms.append(laser)
+    return TFMessage(transforms=transforms)
 
 
 def joint_names(prefix: str):
@@ -80,6 +87,7 @@ class Frames:
         self.base = prefix + base_frame
         self.wheels = [f'{prefix}wheel_{w}' for w in WHEELS]
         self.imu = f'{prefix}imu_link'
+        self.laser = f'{prefix}laser'
 
 
 def pose_paths(prefix: str) -> List[str]:

@@ -11,7 +11,7 @@ from typing import List
 
 from nav_msgs.msg import Odometry
 import numpy as np
-from sensor_msgs.msg import Imu, JointState, NavSatFix, NavSatStatus
+from sensor_msgs.msg import Imu, JointState, LaserScan, NavSatFix, NavSatStatus
 from tf2_msgs.msg import TFMessage
 
 from .conversions import (
@@ -164,6 +164,20 @@ class MeasurementMessages:
         fix.position_covariance = [h, 0.0, 0.0, 0.0, h, 0.0, 0.0, 0.0, v]
         fix.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
         return fix
+
+    def scan(self, m: Measurement, geometry, rate_hz: float) -> LaserScan:
+        """Return a lidar scan in the laser frame (REP 117: +inf no return, -inf too near)."""
+        scan = LaserScan()
+        scan.header.stamp = stamp(m.stamp_ns)
+        scan.header.frame_id = self.frames.laser
+        beams, fov = geometry['beams'], geometry['field_of_view_rad']
+        scan.angle_min = -0.5 * fov
+        scan.angle_increment = fov / (beams - 1) if beams > 1 else 0.0
+        scan.angle_max = scan.angle_min + (beams - 1) * scan.angle_increment
+        scan.scan_time = 1.0 / rate_hz
+        scan.range_min, scan.range_max = geometry['range_min_m'], geometry['range_max_m']
+        scan.ranges = m.values['ranges'].astype(np.float32)
+        return scan
 
     def forget(self) -> None:
         """Forget the last encoder angles (after a reset or teleport)."""

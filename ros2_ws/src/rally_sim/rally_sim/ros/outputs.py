@@ -5,8 +5,8 @@ At each publishing instant the node publishes the truth: /clock, the wheel
 frames on /tf (with odom -> base_link when it carries the truth),
 odom -> base_link_ground_truth, ground_truth/odom, wheel_slip, joint_states,
 markers, trail (trail.py) and drivetrain_state. The sensors' measurements (odom, imu,
-wheel_encoders, steering_angle, gnss/fix, and odom -> base_link from the
-odometry when tf_source is measured) go out when they are delivered,
+wheel_encoders, steering_angle, gnss/fix, scan, and odom -> base_link from
+the odometry when tf_source is measured) go out when they are delivered,
 stamped when they were measured. Each message is serialized in place and
 built only for topics somebody subscribes to; the graph is asked at most
 every SUBSCRIBERS_S.
@@ -23,7 +23,7 @@ from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock as ClockMsg
-from sensor_msgs.msg import Imu, JointState, NavSatFix
+from sensor_msgs.msg import Imu, JointState, LaserScan, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -42,7 +42,8 @@ SUBSCRIBERS_S = 0.1
 """Outputs nobody subscribes to are not built; the graph is asked this often [wall s]."""
 SENSOR_TOPICS = {'odometry': ('odom', Odometry), 'imu': ('imu', Imu),
                  'wheel_speeds': ('wheel_encoders', JointState),
-                 'steering': ('steering_angle', JointState), 'gnss': ('gnss/fix', NavSatFix)}
+                 'steering': ('steering_angle', JointState), 'gnss': ('gnss/fix', NavSatFix),
+                 'lidar': ('scan', LaserScan)}
 """Each sensor channel's topic and message type."""
 
 
@@ -90,8 +91,10 @@ class Outputs:
                                   for name in SENSOR_TOPICS if name in channels}
         self.odom = self.sensor_publishers.get('odometry')
         self.static = [tf_static]
+        lidar = sensors.profile.channels.get('lidar')
         tf_static.publish(conversions.static_transforms(
-            vehicle, conversions.stamp(0), frames.base, frames.imu))
+            vehicle, conversions.stamp(0), frames.base, frames.imu, frames.laser,
+            lidar.geometry if lidar is not None else None))
         self._asked_at = -math.inf
         self._subscribed: Dict[object, bool] = {}
         self.last_odometry: Optional[bytes] = None
@@ -188,6 +191,10 @@ class Outputs:
             return self.measured.wheel_encoders(m)
         if m.channel == 'steering':
             return self.measured.steering(m)
+        if m.channel == 'lidar':
+            spec = self.sensors.profile.channels['lidar']
+            return self.measured.scan(m, spec.geometry,
+                                      spec.rate_hz or 1e9 / self.sensors.publish_period_ns)
         return self.measured.gnss(m, *self.sensors.geodetic(m))
 
     def clock_at(self, now_ns: int) -> None:

@@ -32,6 +32,7 @@ import threading
 import time
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
+from rally_sim_msgs.msg import Collision
 from rally_sim_msgs.srv import Step
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -47,7 +48,7 @@ from .start import StartGate
 from .synchronous import SynchronousMode
 from .trail import Trail
 from ..physics import jit, load_vehicle, Vehicle
-from ..resources import surface_from, vehicle_path
+from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
 from ..sim import prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
@@ -70,10 +71,14 @@ class SimulatorNode(Node):
             vehicle = Vehicle(config, surface_from(s['surface']))
         except ValueError as error:
             raise ParameterError(f'{error}') from None
+        try:
+            walls = walls_from(s['map'], vehicle.surface)
+        except ValueError as error:
+            raise ParameterError(f"parameter 'map': {error}") from None
         if s['command_mode'] == 'driver':
             self._need_drivetrain(ParameterError, vehicle)
         self.seed = self._seed()
-        self.session = self._session(vehicle)
+        self.session = self._session(vehicle, walls)
         self.reports = self.session.reports
         self.counters = self.reports.counters
         self.pacing = Pacing(s, self.dt, self.reports)
@@ -92,6 +97,8 @@ class SimulatorNode(Node):
         self.stage = StageTopics(self, self.frames) if s['publish_stage'] else None
         if self.stage is not None:
             self.stage.show(self.vehicle.surface, 0)
+            self.stage.show_walls(walls, 0)
+        self.collisions = self.create_publisher(Collision, 'collision', 100)
         self.sync = self._synchronous_mode()
         self._make_interfaces()
         self.start_gate = self._start_gate()
@@ -170,8 +177,8 @@ class SimulatorNode(Node):
             self.get_logger().info(f'seed: random, drew {seed} (seed:={seed} repeats this run)')
         return seed
 
-    def _session(self, vehicle: Vehicle) -> Session:
-        """Return the session of the parameters (ParameterError naming a bad profile)."""
+    def _session(self, vehicle: Vehicle, walls) -> Session:
+        """Return the session of the parameters (ParameterError naming a bad one)."""
         s = self.settings
         try:
             return Session(vehicle, load_profile(s['sensors']), self.seed,
@@ -180,9 +187,13 @@ class SimulatorNode(Node):
                            marker_rate_hz=s['marker_rate_hz'], settings=s,
                            start=Start(s['initial_x'], s['initial_y'], s['initial_yaw'],
                                        s['initial_speed']),
-                           logger=self.get_logger(), front=self)
+                           logger=self.get_logger(), front=self, occupancy=walls,
+                           contact=s['contact'])
         except SensorError as error:
             raise ParameterError(f"parameter 'sensors': {error}") from None
+        except ValueError as error:         # a start in a wall
+            raise ParameterError(f"parameters 'initial_x', 'initial_y', 'map': {error}"
+                                 ) from None
 
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""
@@ -218,11 +229,19 @@ class SimulatorNode(Node):
             self._need_drivetrain(ValueError, self.vehicle)
         if name == 'surface':
             surface = surface_from(value)
+            walls = self.session.scene.occupancy
+            if self.settings['map'] == '':          # the stage's own walls follow it
+                walls = walls_from('', surface)
+                if dry_run:
+                    self._walls_fit(walls)
             if not dry_run:
+                if walls is not self.session.scene.occupancy:
+                    self.session.set_walls(walls)
                 self.session.set_surface(surface)
                 self.get_logger().info(f'surface: {surface.description}')
                 if self.stage is not None:
                     self.stage.show(surface, self.sim_steps * self.step_ns)
+                    self.stage.show_walls(walls, self.sim_steps * self.step_ns)
         elif not dry_run:
             value = float(value) if isinstance(SPECS[name].default, float) else value
             if name == 'real_time_factor':
@@ -232,6 +251,12 @@ class SimulatorNode(Node):
                 self.intake.push(integrate=False)
             if name == 'sync_paused' and not value and self.sync is not None:
                 self.advance_period()
+
+    def _walls_fit(self, walls) -> None:
+        """Raise ValueError if the car would stand in one of `walls` (changing nothing)."""
+        before = self.session.scene.occupancy
+        self.session.set_walls(walls)       # ValueError, undone, if the car is in a wall
+        self.session.set_walls(before)
 
     @staticmethod
     def _need_drivetrain(error, vehicle: Vehicle) -> None:
@@ -280,6 +305,18 @@ class SimulatorNode(Node):
     def advance(self, steps: int, until_state: bool = False) -> None:
         """Take up to `steps` physics steps (sim/stepping.py: the same for every front end)."""
         self.session.advance(steps, until_state)
+
+    def touched(self, contact) -> None:
+        """Report a contact of the car (contact stop: it has halted) on collision and the log."""
+        message = Collision(car=contact.car, other=contact.other, x=contact.x, y=contact.y)
+        message.header.stamp = conversions.stamp(contact.time_ns)
+        message.header.frame_id = self.frames.odom
+        self.collisions.publish(message)
+        what = 'a wall' if contact.other == 'wall' else f"car '{contact.other}'"
+        self.get_logger().warning(
+            f'collision at {contact.time_ns / 1e9:.3f} s: the car touched {what} near '
+            f'x = {contact.x:.2f}, y = {contact.y:.2f} m and has halted (reset or teleport it '
+            'to drive on)')
 
     def failed(self, error: FloatingPointError) -> None:
         """Non-finite physics (the session's front end): say so, start again from the start."""

@@ -5,17 +5,20 @@ The stage in RViz: its surfaces and its reference path, published once on latche
 coloured ground, one TRIANGLE_LIST per surface type in stage_view's
 colours, on the height map where there is one. `stage/path`
 (nav_msgs/Path): the reference path beside the map (STAGE_path.csv), on
-the ground. Both are transient-local with a history of one, so RViz or a
-recorder that joins later still gets them; they are published when the
+the ground. `map` (nav_msgs/OccupancyGrid): the walls the cars touch and
+the lidar sees (the `map` parameter), for RViz's Map display and for
+stacks that localise on it. All are transient-local with a history of one,
+so RViz or a recorder that joins later still gets them; they are published when the
 simulator loads a stage and again when its `surface` parameter changes,
 never per step. Relative names: a namespaced car publishes its own (set
 `publish_stage` false for a second car on the same stage).
 """
 
+from array import array
 from typing import Optional
 
 from geometry_msgs.msg import Point, PoseStamped
-from nav_msgs.msg import Path
+from nav_msgs.msg import OccupancyGrid, Path
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -23,6 +26,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from .conversions import Frames, quaternion, stamp
 from ..physics.surfaces import Surface
+from ..world.occupancy import OccupancyMap
 from ..world.stage_view import colour_of, ground_triangles, path_file
 from ..world.stages import read_path
 
@@ -74,7 +78,24 @@ class StageTopics:
         self.node, self.frames = node, frames
         self.surface_pub = node.create_publisher(MarkerArray, 'stage/surface', LATCHED)
         self.path_pub = node.create_publisher(Path, 'stage/path', LATCHED)
+        self.map_pub = node.create_publisher(OccupancyGrid, 'map', LATCHED)
         self.path: Optional[np.ndarray] = None
+
+    def show_walls(self, walls: Optional[OccupancyMap], now_ns: int) -> None:
+        """Publish the occupancy map (an empty 0 x 0 grid for no walls)."""
+        grid = OccupancyGrid()
+        grid.header.stamp = stamp(now_ns)
+        grid.header.frame_id = self.frames.odom
+        if walls is not None:
+            info = grid.info
+            info.map_load_time = stamp(now_ns)
+            info.resolution = walls.resolution_m
+            info.height, info.width = walls.cells.shape
+            info.origin.position.x, info.origin.position.y = walls.origin_x_m, walls.origin_y_m
+            (info.origin.orientation.x, info.origin.orientation.y, info.origin.orientation.z,
+             info.origin.orientation.w) = quaternion(0.0, 0.0, walls.origin_yaw_rad)
+            grid.data = array('b', walls.grid_data().tobytes())
+        self.map_pub.publish(grid)
 
     def show(self, surface: Surface, now_ns: int) -> None:
         """Publish `surface` and its path (saying once when there is none)."""

@@ -212,6 +212,7 @@ class Sensors:
         self.profile = profile
         self.seed = seed
         self.step_ns = step_ns
+        self.publish_period_ns = publish_period_ns
         physics_hz = 1e9 / step_ns
         self.channels: Dict[str, Channel] = {}
         self.with_outputs: List[str] = []

@@ -109,9 +109,8 @@ class Contacts:
         """Raise ValueError, naming the position, if car k stands in a wall or on another car."""
         if self.mode == 'off':
             return
-        session, scene = self.session, self.session.scene
-        rows = [box(car.vehicle.state, outline) for car, outline in zip(session.cars,
-                                                                          scene.outlines)]
+        session = self.session
+        rows = self._rows()
         touched = self._wall(rows[k]) or self._other_car(k, rows)
         if touched is not None:
             car = session.cars[k]
@@ -123,11 +122,10 @@ class Contacts:
 
     def check(self) -> None:
         """Find the cars that touch now (once the safe steps are taken); halt them, tell them."""
-        session, scene = self.session, self.session.scene
+        session = self.session
         if session.sim_steps < self.safe_until:
             return
-        rows = [box(car.vehicle.state, outline) for car, outline in zip(session.cars,
-                                                                          scene.outlines)]
+        rows = self._rows()
         for k, car in enumerate(session.cars):
             if car.halted is not None:
                 continue
@@ -135,6 +133,12 @@ class Contacts:
             if touched is not None:
                 other, x, y = touched
                 self._halt(car, Contact(session.now_ns, car.name, other, x, y))
+
+    def _rows(self) -> List[np.ndarray]:
+        """Return each car's footprint now (raycast's rows)."""
+        scene = self.session.scene
+        return [box(car.vehicle.state, outline)
+                for car, outline in zip(self.session.cars, scene.outlines)]
 
     def _wall(self, row: np.ndarray):
         scene = self.session.scene

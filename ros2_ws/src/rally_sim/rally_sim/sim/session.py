@@ -17,8 +17,8 @@ import logging
 from typing import Dict, List, Optional
 
 from . import stepping
-from .intake import CommandIntake, CONTROL_PERIOD_S
 from .contacts import Contacts
+from .intake import CommandIntake, CONTROL_PERIOD_S
 from .reports import Reports
 from ..physics import DriverCommand, load_vehicle, Vehicle
 from ..resources import vehicle_path

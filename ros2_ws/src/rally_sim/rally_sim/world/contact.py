@@ -21,7 +21,7 @@ from ..physics.jit import njit
 
 @njit
 def corners(box: np.ndarray) -> np.ndarray:
-    """Return a footprint's four corners (4, 2), counter-clockwise from front left."""
+    """Return a footprint's corners as a (4, 2) array, counter-clockwise from front left."""
     c, s = math.cos(box[BOX_YAW]), math.sin(box[BOX_YAW])
     out = np.empty((4, 2))
     for k, (a, b) in enumerate(((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))):

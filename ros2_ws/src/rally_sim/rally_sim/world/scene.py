@@ -14,8 +14,8 @@ from typing import List, NamedTuple, Optional
 import numpy as np
 
 from .occupancy import OccupancyMap
-from ..physics.model import X, Y, YAW
 from .raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW, cast
+from ..physics.model import X, Y, YAW
 
 NOTHING = (np.zeros((1, 1), dtype=np.uint8), np.array([1.0, 0.0, 0.0, 1.0, 0.0]))
 """A map of one free cell: the walls of a scene without an occupancy map."""
@@ -68,7 +68,7 @@ def footprint_of(config) -> Footprint:
 
 
 class Scene:
-    """The walls (an occupancy map, or none) and the cars in them, as beams and contact see them."""
+    """The walls (an occupancy map, or none) and the cars in them, as beams and contact see."""
 
     def __init__(self, occupancy: Optional[OccupancyMap] = None):
         """Hold `occupancy`'s walls (None: open ground) and no car yet."""

@@ -215,8 +215,8 @@ def surface_image(stage: Stage) -> Tuple[np.ndarray, Tuple[float, float]]:
     """Return the RGB image (row 0 at the top) and the odom (x, y) of its lower-left corner."""
     grid_x, grid_y, low = _pixel_centres(stage)
     rows, cols = grid_x.shape
-    nearest, distance = (a.ravel() for a in _nearest_on_path(stage, grid_x, grid_y,
-                                                              stage.half_width_m))
+    nearest, distance = (a.ravel() for a in _nearest_on_path(
+        stage, grid_x, grid_y, stage.half_width_m))
     fraction = lap_fraction(stage.path)[nearest]
     image = np.empty((rows * cols, 3), dtype=np.uint8)
     image[:] = COLOURS[stage.beside]

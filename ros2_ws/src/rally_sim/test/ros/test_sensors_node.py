@@ -180,7 +180,8 @@ def test_a_steering_dead_time_in_the_vehicle_file_is_exact_to_the_step(simulator
                                  'rate: it must be in (0, 1000]'),
     ('gnss: {horizontal: {stddev: -1.0}}\n', "key 'gnss.horizontal.stddev' = -1.0 in {path} "
                                              'must be a number in [0, 1000]'),
-    ('lidar: {}\n', "unknown key 'the file.lidar' in {path}")])
+    ('lidar: {beams: 0, range_max_m: 10}\n',
+     "key 'lidar.beams' = 0 in {path} must be a whole number in [1, 100000]")])
 def test_a_bad_sensor_profile_stops_the_node_naming_key_file_and_range(tmp_path, profile, said):
     path = tmp_path / 'profile.yaml'
     path.write_text(profile)

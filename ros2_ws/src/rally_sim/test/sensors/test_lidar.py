@@ -19,7 +19,7 @@ F1TENTH_LIDAR = {'rate_hz': 40.0, 'beams': 1081, 'field_of_view_rad': math.pi,
 
 
 def walled(resolution=0.05):
-    """A 20 m x 10 m map from (-5, -5): a wall two cells thick whose near edge is at x = 7 m."""
+    """Return a 20 m x 10 m map from (-5, -5) with a wall two cells thick from x = 7 m."""
     cells = np.zeros((round(10 / resolution), round(20 / resolution)), dtype=np.int8)
     first = round(12.0 / resolution)
     cells[:, first:first + 2] = 100
@@ -104,7 +104,7 @@ def test_another_cars_footprint_is_seen_and_the_own_is_not():
 
 
 def test_errors_are_seeded_repeatable_and_have_the_profiles_statistics():
-    noisy = dict(ranges={'stddev': 0.02}, beam_dropout_probability=0.1)
+    noisy = {'ranges': {'stddev': 0.02}, 'beam_dropout_probability': 0.1}
     runs = []
     for seed in (7, 7, 8):
         sensors = lidar(seed=seed, **noisy)

@@ -17,6 +17,7 @@ COASTING = dict(DEFAULT_SETTINGS, command_timeout_s=0.0)     # no command, no wa
 
 
 class Told(Front):
+
     def __init__(self):
         self.contacts = []
 
@@ -25,7 +26,7 @@ class Told(Front):
 
 
 def wall_at(x_m=20.0):
-    """A 40 m x 20 m map from (-10, -10) at 0.1 m with a wall 0.2 m thick from x = x_m."""
+    """Return a 40 m x 20 m map from (-10, -10) at 0.1 m with a wall 0.2 m thick from x_m."""
     cells = np.zeros((200, 400), dtype=np.int8)
     first = round((x_m + 10.0) / 0.1)
     cells[:, first:first + 2] = 100
@@ -33,7 +34,7 @@ def wall_at(x_m=20.0):
 
 
 def session(cars, occupancy=None, contact='stop'):
-    """A session of `cars` [(name, start)] of V40s coasting on tarmac; and each car's front."""
+    """Return a session of `cars` [(name, start)], V40s coasting on tarmac, and their fronts."""
     fronts = [Told() for _ in cars]
     made = None
     for (name, start), front in zip(cars, fronts):

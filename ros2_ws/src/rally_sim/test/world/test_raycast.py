@@ -9,12 +9,12 @@ from rally_sim.world.raycast import box_range, cast, map_range, NO_BOXES
 
 
 def grid(cells, resolution=0.05, origin=(-1.0, -2.5, 0.0)):
-    """An occupancy map of `cells` (rows, cols; True occupied; row 0 at the top)."""
+    """Return an occupancy map of `cells` (rows, cols; True occupied; row 0 at the top)."""
     return OccupancyMap(np.where(cells, 100, 0).astype(np.int8), resolution, *origin)
 
 
 def walled():
-    """A 10 m x 5 m map at 5 cm from (-1, -2.5) with a wall two cells thick at x = 7 m."""
+    """Return a 10 m x 5 m map at 5 cm from (-1, -2.5) with a wall two cells thick at x = 7 m."""
     cells = np.zeros((100, 200), dtype=bool)
     cells[:, 160:162] = True
     return grid(cells)
@@ -28,7 +28,7 @@ def scan(occupancy, x, y, headings, max_range=30.0, boxes=NO_BOXES):
 
 
 def marched(occupancy, boxes, x, y, heading, max_range, step=1e-4):
-    """The first distance, in steps of `step`, at which the point is in a wall or a box."""
+    """Return the first distance, in steps of `step`, at which a wall or a box is met."""
     t = np.arange(int(max_range / step) + 1) * step
     px, py = x + t * math.cos(heading), y + t * math.sin(heading)
     res, ox, oy, c, s = occupancy.meta
