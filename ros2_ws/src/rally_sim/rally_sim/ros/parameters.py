@@ -132,10 +132,10 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
         try:
             values[name] = node.declare_parameter(name, spec.default, descriptor).value
         except Exception as error:  # rclpy's range and type errors
-            raise ParameterError(f"parameter '{name}'{_source(name)}: {error}") from None
+            raise ParameterError(f"parameter '{name}'{source_of(name)}: {error}") from None
         reason = check(name, values[name], specs)
         if reason:
-            raise ParameterError(reason + _source(name))
+            raise ParameterError(reason + source_of(name))
         if isinstance(spec.default, float):
             values[name] = float(values[name])
         if isinstance(spec.default, list):
@@ -144,7 +144,7 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
                      and n not in STANDARD and not n.startswith('qos_overrides.'))
     if unknown:
         raise ParameterError(
-            f"parameter '{unknown[0]}'{_source(unknown[0])} is not a parameter of "
+            f"parameter '{unknown[0]}'{source_of(unknown[0])} is not a parameter of "
             f"{node.get_name()}; its parameters: {', '.join(specs)}")
     return values
 
@@ -154,7 +154,7 @@ def parameter_files(argv: List[str]) -> List[str]:
     return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == '--params-file']
 
 
-def _source(name: str) -> str:
+def source_of(name: str) -> str:
     """Return ' (in FILE)' for the parameter file of this process that sets `name`, or ''."""
     for path in parameter_files(sys.argv):
         try:

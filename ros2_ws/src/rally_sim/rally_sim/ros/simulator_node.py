@@ -42,7 +42,7 @@ from transforms3d.euler import quat2euler
 from . import conversions
 from .command_messages import COMMAND_TYPES, message_handlers
 from .outputs import Outputs
-from .parameters import declare, ParameterError, refuse_or_accept, SPECS
+from .parameters import declare, ParameterError, refuse_or_accept, source_of, SPECS
 from .stage_topics import StageTopics
 from .start import StartGate
 from .synchronous import SynchronousMode
@@ -74,7 +74,7 @@ class SimulatorNode(Node):
         try:
             walls = walls_from(s['map'], vehicle.surface)
         except ValueError as error:
-            raise ParameterError(f"parameter 'map': {error}") from None
+            raise ParameterError(f"parameter 'map'{source_of('map')}: {error}") from None
         if s['command_mode'] == 'driver':
             self._need_drivetrain(ParameterError, vehicle)
         self.seed = self._seed()

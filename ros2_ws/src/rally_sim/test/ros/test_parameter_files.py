@@ -26,7 +26,7 @@ NON_DEFAULT = {
     'base_frame': 'chassis',
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
     'sensors': 'typical', 'seed': 4711, 'tf_source': 'none', 'publish_stage': False,
-    'trail_length_s': 12.5, 'trail_colour': 'slip'}
+    'trail_length_s': 12.5, 'trail_colour': 'slip', 'map': 'none', 'contact': 'off'}
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""
 
 
@@ -90,6 +90,7 @@ BAD_FILES = {
     'no profile': ('sensors: perfect', "'perfect'", 'shipped: ideal, rough, typical'),
     'bad seed': ('seed: lucky', "'seed'", 'must be an integer or random'),
     'negative seed': ('seed: -4', "'seed'", 'out of range'),
+    'no map': ('map: nowhere', "'map'", "no occupancy map 'nowhere': not a stage with one"),
 }
 
 
