@@ -140,7 +140,7 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
     'engine.idle_rpm': Field(float, 100.0, 5000.0, 'idle speed [rpm]', (), 800.0),
     'engine.limit_rpm': Field(float, 500.0, 30000.0, 'rev limiter: no drive torque at or '
                               'above it [rpm]'),
-    'engine.inertia_kg_m2': Field(float, 0.01, 10.0, 'engine and flywheel inertia [kg m^2]',
+    'engine.inertia_kg_m2': Field(float, 1.0e-6, 10.0, 'engine and flywheel inertia [kg m^2]',
                                   (), 0.2),
     'engine.braking_n_m': Field(float, 0.0, 5000.0, 'engine braking at closed throttle and '
                                 'the limiter speed (less in proportion below it) [N m]', (),
@@ -155,7 +155,7 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
     'gearbox.shift_down_rpm': Field(float, 100.0, 30000.0, 'automatic downshift speed [rpm]'),
     'gearbox.shift_time_s': Field(float, 0.0, 5.0, 'time a shift interrupts the torque [s]',
                                   (), 0.2),
-    'clutch.max_torque_n_m': Field(float, 1.0, 20000.0, 'torque the engaged clutch holds '
+    'clutch.max_torque_n_m': Field(float, 0.01, 20000.0, 'torque the engaged clutch holds '
                                    '[N m]'),
     **_differential_fields('front'),
     **_differential_fields('rear'),
@@ -188,16 +188,16 @@ FIELDS: Dict[str, Field] = {
                    "point) or 'arcade_bicycle' (reference 000: capped linear cornering force "
                    'per axle)', ALL, 'four_wheel'),
     'mass_kg': Field(float, 1.0, 100000.0, 'total mass [kg]'),
-    'yaw_inertia_kg_m2': Field(float, 0.01, 1.0e6, 'yaw moment of inertia I_z [kg m^2]',
+    'yaw_inertia_kg_m2': Field(float, 1.0e-4, 1.0e6, 'yaw moment of inertia I_z [kg m^2]',
                                models=SLIDING, neutral=1.0),
-    'wheel_inertia_kg_m2': Field(float, 0.001, 100.0, 'spin inertia of one wheel I_w [kg m^2]',
+    'wheel_inertia_kg_m2': Field(float, 1.0e-6, 100.0, 'spin inertia of one wheel I_w [kg m^2]',
                                  models=ROLLING, neutral=1.0),
     'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
     'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
     'cg_to_rear_axle_m': Field(float, 0.01, 10.0, 'CG to rear axle L_r [m]'),
     'half_track_m': Field(float, 0.05, 5.0, 'half the track width c [m]'),
     'cg_height_m': Field(float, 0.0, 5.0, 'CG height above ground h [m]'),
-    'gravity_m_s2': Field(float, 0.1, 100.0, 'gravitational acceleration g [m/s^2]'),
+    'gravity_m_s2': Field(float, 0.1, 100.0, 'gravitational acceleration g [m/s^2]', (), 9.81),
     'footprint.length_m': Field(float, 0.0, 50.0, "the body's length, for contact and other "
                                 "cars' lidars [m]; 0: the wheelbase plus four wheel radii",
                                 (), 0.0),
@@ -206,14 +206,17 @@ FIELDS: Dict[str, Field] = {
     **_tyre_fields('front'),
     **_tyre_fields('rear'),
     'resistance.drag_coefficient_kg_m': Field(
-        float, 0.0, 100.0, 'aerodynamic drag C_drag = 0.5 Cd A rho [kg/m]'),
+        float, 0.0, 100.0, 'aerodynamic drag C_drag = 0.5 Cd A rho [kg/m], 0: none', (), 0.0),
     'resistance.rolling_resistance_n_s_m': Field(
-        float, 0.0, 10000.0, 'rolling resistance C_rr, force per speed [N s/m]'),
+        float, 0.0, 10000.0, 'rolling resistance C_rr, force per speed [N s/m], 0: none', (),
+        0.0),
     'steering.max_angle_rad': Field(float, 0.0, 1.0, 'largest bicycle steer angle [rad]'),
-    'steering.max_rate_rad_s': Field(float, 0.0, 100.0, 'steer rate limit [rad/s], 0: none'),
-    'steering.time_constant_s': Field(float, 0.0, 5.0, 'steering first-order lag [s], 0: none'),
+    'steering.max_rate_rad_s': Field(float, 0.0, 100.0, 'steer rate limit [rad/s], 0: none',
+                                     (), 0.0),
+    'steering.time_constant_s': Field(float, 0.0, 5.0, 'steering first-order lag [s], 0: none',
+                                      (), 0.0),
     'steering.ackermann': Field(float, 0.0, 1.0, '0: parallel front wheels, 1: full Ackermann',
-                                models=ROLLING, neutral=0.0),
+                                (), 0.0, models=ROLLING, neutral=0.0),
     'drive.max_torque_front_n_m': Field(
         float, 0.0, 100000.0, 'largest drive torque magnitude at a front wheel [N m]'),
     'drive.max_torque_rear_n_m': Field(
@@ -223,15 +226,16 @@ FIELDS: Dict[str, Field] = {
     'brakes.max_torque_rear_n_m': Field(
         float, 0.0, 100000.0, 'largest brake torque at a rear wheel [N m]'),
     'brakes.handbrake_torque_n_m': Field(
-        float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m]'),
-    'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]'),
+        float, 0.0, 100000.0, 'brake torque of the full handbrake at each rear wheel [N m], '
+        '0: none', (), 0.0),
+    'dt': Field(float, 1.0e-5, 0.1, 'largest physics (sub-)step [s]', (), 0.001),
     'integrator': Field(str, None, None, 'time-stepping scheme', tuple(INTEGRATORS),
-                        models=PACEJKA, neutral='euler'),
+                        'implicit_euler', models=PACEJKA, neutral='euler'),
     'slip_model': Field(str, None, None, 'slip definition', tuple(SLIP_MODELS),
-                        models=PACEJKA, neutral='regularized'),
+                        'regularized', models=PACEJKA, neutral='regularized'),
     'low_speed_m_s': Field(
         float, 0.0, 5.0, 'slip regularisation speed v_low of the regularized slip [m/s] '
-        '(the arcade bicycle needs at least 0.05)', models=SLIDING, neutral=0.0),
+        '(the arcade bicycle needs at least 0.05)', (), 0.5, models=SLIDING, neutral=0.0),
     'load_transfer': Field(
         str, None, None, "wheel loads: 'exact' solves the coupled loads and lifts a wheel "
         "whose load would go negative; 'document' runs document 002's fixed-point "
