@@ -28,6 +28,14 @@ class Ackermann:
 
 
 @dataclass
+class Twist:
+    """A speed and a yaw rate to drive at (cmd_vel: linear.x [m/s], angular.z [rad/s])."""
+
+    linear_x: float = 0.0
+    angular_z: float = 0.0
+
+
+@dataclass
 class WheelTorques:
     """Per-wheel drive and brake torques [N m], fl fr rl rr, and the handbrake 0..1."""
 

@@ -34,6 +34,8 @@ SPECS: Dict[str, Spec] = {
     'map': Spec('', "occupancy map whose walls the car touches and its lidar sees: '' the "
                 "stage's own (<stage>_map.yaml beside its surface map, following the surface), "
                 "'none', a shipped stage's name, or a map_server YAML file"),
+    'cmd_vel_stamped': Spec(False, 'cmd_vel carries geometry_msgs/TwistStamped; false: '
+                            'geometry_msgs/Twist, as teleop_twist_keyboard publishes it'),
     'contact': Spec('stop', 'a car that touches a wall or another car: stop (halts where it '
                     'touched until a reset or a teleport, reported on collision) or off '
                     '(drives through)', choices=('stop', 'off')),

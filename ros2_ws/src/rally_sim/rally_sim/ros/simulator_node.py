@@ -31,7 +31,7 @@ import secrets
 import threading
 import time
 
-from geometry_msgs.msg import PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 from rally_sim_msgs.msg import Collision
 from rally_sim_msgs.srv import Step
 from rclpy.clock import Clock, ClockType
@@ -47,6 +47,7 @@ from .stage_topics import StageTopics
 from .start import StartGate
 from .synchronous import SynchronousMode
 from .trail import Trail
+from ..control.interface import Twist as TwistCommand
 from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
@@ -166,8 +167,16 @@ class SimulatorNode(Node):
                                          10)
         self.create_subscription(PoseWithCovarianceStamped, '/initialpose',
                                  self.serialized(self._on_pose), 10)
+        stamped = self.settings['cmd_vel_stamped']
+        self.create_subscription(TwistStamped if stamped else Twist, 'cmd_vel',
+                                 self.serialized(self._on_cmd_vel), 10)
         self.create_service(Trigger, 'reset', self.serialized(self._on_reset))
         self.create_service(Step, 'step', self.serialized(self._on_step))
+
+    def _on_cmd_vel(self, msg) -> None:
+        """Take a speed and a yaw rate (speed mode) as they come, synchronous mode or not."""
+        twist = msg.twist if isinstance(msg, TwistStamped) else msg
+        self.session.take(TwistCommand(twist.linear.x, twist.angular.z))
 
     def _seed(self) -> int:
         """Return the seed in use: the parameter's, or one drawn for `random`."""

@@ -16,8 +16,9 @@ from typing import Callable, Dict
 import numpy as np
 
 from .reports import non_finite, Reports
-from ..control.interface import Ackermann, Pedals, WheelTorques
+from ..control.interface import Ackermann, Pedals, Twist, WheelTorques
 from ..control.speed import SpeedController
+from ..control.twist import steer_for
 from ..physics import Command, CommandError, DriverCommand, Vehicle
 from ..physics.drivetrain.equations import AUTOMATIC
 from ..physics.model import VX
@@ -44,7 +45,8 @@ class CommandIntake:
         self.speed = SpeedController(config['mass_kg'], config['wheel_radius_m'],
                                      vehicle.drive_limit, vehicle.brake_limit)
         self._by_type = {Ackermann: self.on_ackermann, WheelTorques: self.on_torque,
-                         Pedals: self.on_driver}
+                         Pedals: self.on_driver, Twist: self.on_twist}
+        self.wheelbase_m = config['cg_to_front_axle_m'] + config['cg_to_rear_axle_m']
         self.reset()
 
     def handlers(self) -> Dict[str, Callable]:
@@ -84,6 +86,23 @@ class CommandIntake:
             return
         self.steer_rad, self.steer_rate = float(steer), float(rate)
         self.target_speed, self.target_acceleration = float(speed), abs(float(acceleration))
+        self._received()
+
+    def on_twist(self, command: Twist) -> None:
+        """
+        Take a speed and a yaw rate (cmd_vel, command_mode speed), steered for by control/twist.py.
+
+        It sets the steering and the target speed as an ackermann_cmd does
+        (no steer rate limit, the speed controller's own acceleration):
+        whichever of the two came last holds.
+        """
+        fields = {'linear.x': command.linear_x, 'angular.z': command.angular_z}
+        if not self._usable('cmd_vel', fields, 'speed'):
+            return
+        self.steer_rad = steer_for(float(command.linear_x), float(command.angular_z),
+                                   self.wheelbase_m, self.vehicle.config['steering.max_angle_rad'])
+        self.steer_rate = 0.0
+        self.target_speed, self.target_acceleration = float(command.linear_x), 0.0
         self._received()
 
     def on_torque(self, command: WheelTorques) -> None:
