@@ -88,9 +88,11 @@ SPECS: Dict[str, Spec] = {
     'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105); in a namespace NS, '
                        'every frame is prefixed NS/'),
     'base_frame': Spec('base_link', 'vehicle frame, at the CG projected to the ground'),
-    'initial_x': Spec(0.0, 'initial x in odom [m]', -1.0e6, 1.0e6),
-    'initial_y': Spec(0.0, 'initial y in odom [m]', -1.0e6, 1.0e6),
-    'initial_yaw': Spec(0.0, 'initial yaw in odom [rad]', -10.0, 10.0),
+    'initial_x': Spec(0.0, 'initial x in odom [m]; when none of initial_x, initial_y and '
+                      "initial_yaw is given, on a stage with a reference path: the path's "
+                      'first point, heading along it', -1.0e6, 1.0e6),
+    'initial_y': Spec(0.0, 'initial y in odom [m] (see initial_x)', -1.0e6, 1.0e6),
+    'initial_yaw': Spec(0.0, 'initial yaw in odom [rad] (see initial_x)', -10.0, 10.0),
     'initial_speed': Spec(0.0, 'initial forward speed [m/s], wheels rolling', -100.0, 100.0),
     'sensors': Spec('ideal', 'sensor profile: a shipped one (ideal: the ground truth as it is; '
                     'typical: a production car; rough: low-cost sensors) or a profile file. '
@@ -149,6 +151,11 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
             f"parameter '{unknown[0]}'{source_of(unknown[0])} is not a parameter of "
             f"{node.get_name()}; its parameters: {', '.join(specs)}")
     return values
+
+
+def given(node: Node, name: str) -> bool:
+    """Return whether the node's command line or a parameter file sets `name`."""
+    return name in node._parameter_overrides
 
 
 def parameter_files(argv: List[str]) -> List[str]:

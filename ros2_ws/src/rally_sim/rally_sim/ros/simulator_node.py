@@ -42,7 +42,7 @@ from transforms3d.euler import quat2euler
 from . import conversions
 from .command_messages import COMMAND_TYPES, message_handlers
 from .outputs import Outputs
-from .parameters import declare, ParameterError, refuse_or_accept, source_of, SPECS
+from .parameters import declare, given, ParameterError, refuse_or_accept, source_of, SPECS
 from .stage_topics import StageTopics
 from .start import StartGate
 from .synchronous import SynchronousMode
@@ -54,6 +54,8 @@ from ..sensors import load_profile, SensorError
 from ..sim import prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
 from ..sim.reports import non_finite
+from ..world.stage_view import path_file
+from ..world.stages import read_path, start_pose
 
 MAX_STEPS_PER_CALL = 1_000_000
 """The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
@@ -194,8 +196,7 @@ class SimulatorNode(Node):
                            physics_rate_hz=s['physics_rate_hz'],
                            publish_rate_hz=s['publish_rate_hz'],
                            marker_rate_hz=s['marker_rate_hz'], settings=s,
-                           start=Start(s['initial_x'], s['initial_y'], s['initial_yaw'],
-                                       s['initial_speed']),
+                           start=self._start(vehicle),
                            logger=self.get_logger(), front=self, occupancy=walls,
                            contact=s['contact'])
         except SensorError as error:
@@ -203,6 +204,18 @@ class SimulatorNode(Node):
         except ValueError as error:         # a start in a wall
             raise ParameterError(f"parameters 'initial_x', 'initial_y', 'map': {error}"
                                  ) from None
+
+    def _start(self, vehicle: Vehicle) -> Start:
+        """Return the start: the parameters', or on a stage with a path its start (none given)."""
+        s = self.settings
+        path = path_file(vehicle.surface.source) if vehicle.surface.source else None
+        if path is None or any(given(self, n) for n in ('initial_x', 'initial_y', 'initial_yaw')):
+            return Start(s['initial_x'], s['initial_y'], s['initial_yaw'], s['initial_speed'])
+        x, y, yaw = start_pose(read_path(path))
+        self.get_logger().info(f"start: the stage's, at x = {x:.2f}, y = {y:.2f} m, heading "
+                               f'{yaw:.3f} rad along its path (initial_x, initial_y, '
+                               'initial_yaw move it)')
+        return Start(x, y, yaw, s['initial_speed'])
 
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""

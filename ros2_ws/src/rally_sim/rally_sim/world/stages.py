@@ -325,6 +325,12 @@ def _write_obstacles(stage: Stage, folder: str) -> None:
         yaml.safe_dump(spec, out, sort_keys=False, default_flow_style=None)
 
 
+def start_pose(path: np.ndarray) -> Tuple[float, float, float]:
+    """Return where a car starts on a stage: the path's first point, heading to the next."""
+    (x, y), (ahead_x, ahead_y) = path[0], path[1]
+    return float(x), float(y), math.atan2(ahead_y - y, ahead_x - x)
+
+
 def read_path(path: str) -> np.ndarray:
     """Read a path CSV (columns x, y) into an (N, 2) array; raise ValueError if malformed."""
     with open(path, newline='', encoding='utf-8') as stream:

@@ -106,8 +106,9 @@ def test_typical_sensors_at_their_rates_late_and_in_error(simulator):
         assert m.pose.covariance[0] == pytest.approx(0.05 ** 2)
     assert 0.001 < np.std(errors) + abs(np.mean(errors)) < 0.3        # 5 cm sigma
     fix = got['gnss/fix'][-1]
-    assert fix.latitude == pytest.approx(66.4979, abs=1e-3)          # rally_stage's datum
-    assert fix.longitude == pytest.approx(25.718, abs=1e-3)
+    # near rally_stage's datum (the car starts on the stage's path, 50-60 m from it)
+    assert fix.latitude == pytest.approx(66.4979, abs=1e-3)
+    assert fix.longitude == pytest.approx(25.718, abs=3e-3)
     assert fix.position_covariance[0] == pytest.approx(1.27 ** 2)
     assert fix.position_covariance_type == NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
     for msg in got['imu']:

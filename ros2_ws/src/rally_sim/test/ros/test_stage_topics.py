@@ -19,6 +19,7 @@ from rally_sim.ros.trail import PERIOD_S
 from rally_sim.world.stage_view import colour_of
 from rally_sim.world.stages import read_path
 from std_srvs.srv import Trigger
+from support import ros_process
 from visualization_msgs.msg import Marker, MarkerArray
 
 
@@ -110,3 +111,24 @@ def test_the_trail_keeps_the_last_30_s_and_a_reset_clears_it(simulator):
     assert client.spin_until(lambda: len(trails) > before, 60.0)
     after = np.array([(p.x, p.y) for p in trails[-1].points])
     assert np.all(after == after[0])            # cleared: one point, nothing drawn
+
+
+def test_a_stage_starts_the_car_on_its_path_unless_a_pose_is_given(simulator):
+    from nav_msgs.msg import Odometry
+    from rally_sim.world.stages import start_pose
+    path = read_path(config_file('stages/track_path.csv'))
+    x, y, yaw = start_pose(path)
+    for params, where in (({}, (x, y)), ({'initial_y': 2.0}, (0.0, 2.0))):
+        client = simulator(pacing='lockstep', surface='track', vehicle='f1tenth',
+                           publish_stage=False, **params)
+        odom = []
+        client.node.create_subscription(Odometry, 'odom', odom.append, 10)
+        assert client.spin_until(lambda: client.node.count_publishers('odom') > 0, 60.0)
+        client.step(0)
+        assert client.spin_until(lambda: odom, 30.0)
+        p, q = odom[-1].pose.pose.position, odom[-1].pose.pose.orientation
+        assert (p.x, p.y) == pytest.approx(where, abs=1e-9)
+        heading = 2.0 * np.arctan2(q.z, q.w)
+        assert heading == pytest.approx(yaw if not params else 0.0, abs=1e-6)
+        said = ros_process.stop(client.process)     # the next one alone on odom
+        assert ("start: the stage's, at x = 16.50" in said) == (not params), said
