@@ -301,10 +301,14 @@ def _sensing(args, inputs: InputTable, vehicle: Vehicle):
                          'sensors step with them)')
     step_ns = round(float(steps[0]) * 1e9)
     try:
-        sensors = Sensors(load_profile(args.sensors), args.seed, step_ns, step_ns,
-                          vehicle.surface.datum)
+        profile = load_profile(args.sensors)
+        sensors = Sensors(profile, args.seed, step_ns, step_ns, vehicle.surface.datum)
     except SensorError as error:
         raise ValueError(f'--sensors: {error}') from None
+    if 'lidar' in profile.channels:
+        raise ValueError(f'--sensors: {profile.path} has a lidar, which a replay cannot '
+                         'measure: it has no walls nor other cars to cast its beams at (run '
+                         'the simulator node with a map)')
     return Sensing(sensors, vehicle, step_ns, round(float(inputs.t[0]) * 1e9))
 
 

@@ -215,10 +215,14 @@ def test_sensors_measure_a_replay_repeatably_by_seed(tmp_path):
     _, truth = read_output(tmp_path / 'a.csv')
     error = odometry[:, 2] - np.interp(odometry[:, 0], truth[:, 0], truth[:, 1])
     assert 0.0 < np.max(np.abs(error)) < 0.3                                # centimetres
+    lidar = tmp_path / 'lidar.yaml'
+    lidar.write_text('lidar: {beams: 10, field_of_view_rad: 1.0, range_max_m: 5.0}\n')
     for args, said in ((['--sensors', 'typical'], '--sensors needs --measurements'),
                        (['--measurements', str(tmp_path / 'x')], 'needs --sensors'),
                        (['--sensors', 'perfect', '--measurements', str(tmp_path / 'x')],
-                        "no sensor profile 'perfect'")):
+                        "no sensor profile 'perfect'"),
+                       (['--sensors', str(lidar), '--measurements', str(tmp_path / 'x')],
+                        'has a lidar, which a replay cannot measure')):
         bad = replay('--vehicle', 'volvo_v40', '--inputs', str(inputs), '--output',
                      str(tmp_path / 'x.csv'), *args)
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
