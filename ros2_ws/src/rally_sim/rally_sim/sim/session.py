@@ -23,7 +23,7 @@ from .reports import Reports
 from ..physics import DriverCommand, load_vehicle, Vehicle
 from ..resources import vehicle_path
 from ..sensors import Measurement, Profile, Sensors
-from ..world.scene import footprint_of, Scene
+from ..world.scene import footprint_of, prepare as prepare_world, Scene
 
 DEFAULT_SETTINGS = {'command_mode': 'torque', 'command_timeout_s': 0.5,
                     'timeout_brake_torque_n_m': 1000.0}
@@ -45,6 +45,7 @@ def prepare() -> None:
     car.set_command(DriverCommand(throttle=0.5))
     car.advance(1, CONTROL_PERIOD_S)
     car.full_drive_torque_n_m()
+    prepare_world()                 # beams and contact
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import List, NamedTuple, Optional
 import numpy as np
 
 from .occupancy import OccupancyMap
-from .raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW, cast
+from .raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW, cast, NO_BOXES
 from ..physics.model import X, Y, YAW
 
 NOTHING = (np.zeros((1, 1), dtype=np.uint8), np.array([1.0, 0.0, 0.0, 1.0, 0.0]))
@@ -107,6 +107,15 @@ class Scene:
         cast(self.blocked, self.meta, self.boxes(leave_out=vehicle), float(x), float(y),
              np.ascontiguousarray(headings, dtype=np.float64), float(max_range), out)
         return out
+
+
+def prepare() -> None:
+    """Load (or compile) the kernels of beams and contact: a scan and a clearance, once."""
+    from .contact import corners, quad_clearance, wall_clearance
+    row = np.array([0.0, 0.0, 0.0, 1.0, 0.5])
+    cast(*NOTHING, NO_BOXES, 0.0, 0.0, np.zeros(1), 1.0, np.empty(1))
+    wall_clearance(*NOTHING, row, 1.0)
+    quad_clearance(corners(row), corners(row))
 
 
 def box(state: np.ndarray, outline: Footprint) -> np.ndarray:
