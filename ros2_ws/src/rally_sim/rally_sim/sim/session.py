@@ -234,10 +234,12 @@ class Session:
         Returns whether any car output the state controllers answer (odometry).
         """
         state = False
+        steps = self.sim_steps
+        now_ns = steps * self.step_ns
         for car in self.cars:
-            car.sensors.measure(self.sim_steps, car.vehicle)
-            delivered = car.sensors.delivered(self.sim_steps)
-            state = car.front.emit(self.now_ns, publish, markers, delivered) or state
+            car.sensors.measure(steps, car.vehicle)
+            state = car.front.emit(now_ns, publish, markers,
+                                   car.sensors.delivered(steps)) or state
         return state
 
     def failed(self, error: FloatingPointError) -> None:

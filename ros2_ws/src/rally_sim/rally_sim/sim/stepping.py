@@ -33,7 +33,9 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
     """
     cars = sim.cars
     control_steps = cars[0].intake.control_steps     # CONTROL_PERIOD_S: the same for all
-    while steps > 0 and not sim.stop_requested():
+    contacts = sim.contacts if sim.contacts.active else None    # no car is added meanwhile
+    stop_requested = sim.stop_requested
+    while steps > 0 and not stop_requested():
         if sim.sim_steps % control_steps == 0:
             for car in cars:
                 car.intake.start_control_period()
@@ -43,9 +45,8 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
             event = car.sensors.next_event()
             if event is not None:
                 chunk = min(chunk, max(event - sim.sim_steps, 1))
-        contacts = sim.contacts.active
-        if contacts:
-            chunk = sim.contacts.safe_steps(chunk)
+        if contacts is not None:
+            chunk = contacts.safe_steps(chunk)
         for car in cars:
             if car.halted is not None:
                 continue
@@ -57,8 +58,8 @@ def advance(sim, steps: int, until_state: bool = False) -> None:
                 return
         sim.sim_steps += chunk
         steps -= chunk
-        if contacts:
-            sim.contacts.check()
+        if contacts is not None and sim.sim_steps >= contacts.safe_until:
+            contacts.check()
         publish = sim.sim_steps % sim.publish_every == 0
         markers = publish and bool(sim.marker_every) and (
             sim.sim_steps // sim.marker_every != sim.markers_at // sim.marker_every)
