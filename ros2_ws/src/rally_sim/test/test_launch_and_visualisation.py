@@ -61,8 +61,11 @@ def test_rviz_config_parses_and_shows_our_topics():
 def test_parameter_file_declares_only_known_parameters():
     from rally_sim.ros.parameters import SPECS
     with open(os.path.join(PACKAGE, 'config', 'rally_sim.yaml'), encoding='utf-8') as stream:
-        params = yaml.safe_load(stream)['/**/rally_sim']['ros__parameters']
-    assert set(params) == set(SPECS)
+        text = stream.read()
+    params = yaml.safe_load(text)['/**/rally_sim']['ros__parameters']
+    # the start pose is left out (said in a comment): on a stage the car starts on its path
+    pose = {'initial_x', 'initial_y', 'initial_yaw'}
+    assert set(params) == set(SPECS) - pose and all(name in text for name in pose)
     for name, value in params.items():
         assert type(value) is type(SPECS[name].default), name
 
