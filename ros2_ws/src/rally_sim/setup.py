@@ -54,6 +54,7 @@ setup(
             'drift_controller = rally_sim.ros.drift_controller:main',
             'drift_lqr_controller = rally_sim.ros.drift_lqr_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
+            'gap_follower = rally_sim.ros.gap_follower:main',
             'rally_sim_replay = rally_sim.replay:main',
             'rally_sim_campaign = rally_sim.campaign.__main__:main',
         ],

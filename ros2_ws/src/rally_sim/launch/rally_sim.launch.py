@@ -1,25 +1,69 @@
-"""Launch the rally_sim simulator, the car's description and, optionally, RViz."""
+"""
+Launch the rally_sim simulator, the car's description and, optionally, RViz.
+
+topic_profile:=f1tenth runs the simulator as f1tenth_gym_ros does, so an
+F1TENTH stack runs with no remapping: the F1TENTH car with its lidar on the
+track, the car ego_racecar (and with opponent:=true opp_racecar), its
+topics on f1tenth_gym_ros's names (F1TENTH_TOPICS), its frames under map.
+"""
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
+
+F1TENTH_TOPICS = [
+    ('/ego_racecar/ackermann_cmd', '/drive'), ('/ego_racecar/scan', '/scan'),
+    ('/opp_racecar/ackermann_cmd', '/opp_drive'), ('/opp_racecar/scan', '/opp_scan')]
+"""Our topics renamed to f1tenth_gym_ros's (ego_racecar/odom, opp_racecar/odom, map and
+/initialpose are theirs already)."""
+F1TENTH_PARAMETERS = {'vehicle': 'f1tenth', 'surface': 'track', 'sensors': 'f1tenth',
+                      'command_mode': 'speed', 'odom_frame': 'map', 'publish_rate_hz': 40.0}
+"""The simulator as f1tenth_gym_ros: its car, a track, its lidar, speed and steering on drive,
+the frames under map, the scan at the Hokuyo's 40 Hz."""
+
+
+def f1tenth_simulator(context):
+    """Return the simulator node of topic_profile f1tenth (opponent: a second car)."""
+    cars = ['ego_racecar'] + (['opp_racecar'] if context.launch_configurations['opponent']
+                              .lower() == 'true' else [])
+    return [Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
+                 output='screen', on_exit=Shutdown(reason='rally_sim ended'),
+                 parameters=[LaunchConfiguration('params_file'),
+                             dict(F1TENTH_PARAMETERS, cars=cars,
+                                  publish_clock=LaunchConfiguration('publish_clock'))],
+                 remappings=F1TENTH_TOPICS)] + [
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             namespace=car, name='robot_state_publisher',
+             parameters=[{'robot_description': _description(),
+                          'use_sim_time': LaunchConfiguration('use_sim_time'),
+                          'frame_prefix': f'{car}/'}],
+             remappings=[('joint_states', 'robot_state_publisher/unused_joint_states')])
+        for car in cars]
+
+
+def _description() -> str:
+    share = get_package_share_directory('rally_sim')
+    with open(os.path.join(share, 'urdf', 'rally_sim.urdf'), encoding='utf-8') as urdf:
+        return urdf.read()
 
 
 def generate_launch_description():
     """Return the launch description (arguments: see DeclareLaunchArgument below)."""
     share = get_package_share_directory('rally_sim')
-    with open(os.path.join(share, 'urdf', 'rally_sim.urdf'), encoding='utf-8') as urdf:
-        robot_description = urdf.read()
+    robot_description = _description()
     vehicle = LaunchConfiguration('vehicle')
     surface = LaunchConfiguration('surface')
     namespace = LaunchConfiguration('namespace')
     use_sim_time = LaunchConfiguration('use_sim_time')
     frame_prefix = PythonExpression(["'", namespace, "/' if '", namespace, "' else ''"])
+    ours = IfCondition(PythonExpression(["'", LaunchConfiguration('topic_profile'),
+                                         "' == 'rally_sim'"]))
+    f1tenth = PythonExpression(["'", LaunchConfiguration('topic_profile'), "' == 'f1tenth'"])
     return LaunchDescription([
         DeclareLaunchArgument('vehicle', default_value='volvo_v40',
                               description='vehicle preset name or vehicle file'),
@@ -42,10 +86,19 @@ def generate_launch_description():
         DeclareLaunchArgument('rviz_config',
                               default_value=os.path.join(share, 'rviz', 'rally_sim.rviz'),
                               description='the RViz configuration'),
+        DeclareLaunchArgument('topic_profile', default_value='rally_sim',
+                              choices=['rally_sim', 'f1tenth'],
+                              description="topic names: rally_sim's, or f1tenth_gym_ros's (its "
+                              'car, lidar and track; drive, scan, ego_racecar/odom, map)'),
+        DeclareLaunchArgument('opponent', default_value='false',
+                              description='topic_profile f1tenth: a second car, opp_racecar '
+                              '(opp_drive, opp_scan, opp_racecar/odom)'),
+        OpaqueFunction(function=f1tenth_simulator, condition=IfCondition(f1tenth)),
         # A simulator that cannot start (a bad parameter: exit 2, the reason on
         # screen) or dies ends the launch: nothing is left running without it.
         Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
              namespace=namespace, output='screen', on_exit=Shutdown(reason='rally_sim ended'),
+             condition=ours,
              parameters=[LaunchConfiguration('params_file'),
                          {'vehicle': vehicle, 'surface': surface,
                           'publish_clock': LaunchConfiguration('publish_clock'),
@@ -54,7 +107,7 @@ def generate_launch_description():
         # Publishes robot_description only: the simulator publishes the wheel
         # TF itself, so this node's joint_states input is remapped away.
         Node(package='robot_state_publisher', executable='robot_state_publisher',
-             namespace=namespace,
+             namespace=namespace, condition=ours,
              parameters=[{'robot_description': robot_description,
                           'use_sim_time': use_sim_time,
                           'frame_prefix': frame_prefix}],
@@ -62,7 +115,8 @@ def generate_launch_description():
         Node(package='rviz2', executable='rviz2', namespace=namespace,
              # Fixed frame: this car's odom (its frames carry the namespace prefix).
              arguments=['-d', LaunchConfiguration('rviz_config'),
-                        '-f', [frame_prefix, 'odom']],
+                        '-f', PythonExpression(["'map' if ", f1tenth, " else '", frame_prefix,
+                                                "odom'"])],
              parameters=[{'use_sim_time': use_sim_time}],
              condition=IfCondition(LaunchConfiguration('rviz'))),
     ])

@@ -1,63 +1,72 @@
 """
-Two rally_sim cars side by side, each in a namespace of its own, with one RViz.
+Two rally_sim cars in one simulator, each in a namespace of its own, with one RViz.
 
-Takes the one-car launch's arguments, per car where they differ: car1 owns
-/clock (exactly one simulator publishes it) and the stage (both cars are
-on one stage), and RViz (`rviz:=false` for a headless run) shows car1, and
-car2's trail in magenta (rviz/two_cars.rviz: car2 in namespace car2).
-The arguments are listed in the README, which a test compares with the
-DeclareLaunchArgument calls below.
+The simulator steps both cars together (so contact between them is exact
+and deterministic), each car's topics and frames under its name (the
+simulator's `cars` parameter), both in one odom frame on one stage. RViz
+(`rviz:=false` for a headless run) shows both: car2's trail in magenta
+(rviz/two_cars.rviz). The arguments are listed in the README, which a test
+compares with the DeclareLaunchArgument calls below.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
-from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
+from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def nodes(context):
+    """Return the simulator of both cars, each car's description, and RViz."""
+    share = get_package_share_directory('rally_sim')
+    with open(os.path.join(share, 'urdf', 'rally_sim.urdf'), encoding='utf-8') as urdf:
+        description = urdf.read()
+    config = context.launch_configurations
+    cars = [config['car1_namespace'], config['car2_namespace']]
+    use_sim_time = LaunchConfiguration('use_sim_time')
+    simulator = Node(
+        package='rally_sim', executable='rally_sim_node', name='rally_sim', output='screen',
+        on_exit=Shutdown(reason='rally_sim ended'),
+        parameters=[LaunchConfiguration('params_file'), {
+            'cars': cars, 'surface': LaunchConfiguration('surface'),
+            f'{cars[0]}.vehicle': LaunchConfiguration('car1_vehicle'),
+            f'{cars[1]}.vehicle': LaunchConfiguration('car2_vehicle')}])
+    describers = [Node(package='robot_state_publisher', executable='robot_state_publisher',
+                       namespace=car, parameters=[{'robot_description': description,
+                                                   'use_sim_time': use_sim_time,
+                                                   'frame_prefix': f'{car}/'}],
+                       remappings=[('joint_states',
+                                    'robot_state_publisher/unused_joint_states')])
+                  for car in cars]
+    rviz = Node(package='rviz2', executable='rviz2',
+                arguments=['-d', os.path.join(share, 'rviz', 'two_cars.rviz'), '-f', 'odom'],
+                parameters=[{'use_sim_time': use_sim_time}],
+                condition=IfCondition(LaunchConfiguration('rviz')))
+    return [simulator, *describers, rviz]
 
 
 def generate_launch_description():
-    """Return the launch description: the arguments, then rally_sim.launch.py per car."""
+    """Return the launch description: the arguments, then the nodes."""
     share = get_package_share_directory('rally_sim')
-    launch_file = os.path.join(share, 'launch', 'rally_sim.launch.py')
-
-    def car(name: str, first: bool) -> GroupAction:
-        # Scoped: one car's arguments do not leak into the other car's include.
-        return GroupAction(scoped=True, actions=[IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(launch_file),
-            launch_arguments={
-                'namespace': LaunchConfiguration(f'{name}_namespace'),
-                'vehicle': LaunchConfiguration(f'{name}_vehicle'),
-                'surface': LaunchConfiguration(f'{name}_surface'),
-                'rviz': LaunchConfiguration('rviz') if first else 'false',
-                'publish_clock': 'true' if first else 'false',
-                'publish_stage': 'true' if first else 'false',
-                'trail_colour': 'speed' if first else 'magenta',
-                'rviz_config': os.path.join(share, 'rviz', 'two_cars.rviz'),
-                'use_sim_time': LaunchConfiguration('use_sim_time'),
-                'params_file': LaunchConfiguration('params_file')}.items())])
-
     return LaunchDescription([
-        DeclareLaunchArgument('rviz', default_value='true', description="start RViz (car1's)"),
+        DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
-                              description="other nodes follow car1's /clock"),
+                              description="other nodes follow the simulator's /clock"),
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'rally_sim.yaml'),
-                              description='parameters of both simulator nodes'),
+                              description='parameters of the simulator node'),
+        DeclareLaunchArgument('surface', default_value='gravel',
+                              description='surface type or surface map YAML of both cars'),
         DeclareLaunchArgument('car1_namespace', default_value='car1',
-                              description='namespace of car1 (topics and frame prefix)'),
+                              description='name of car1: its namespace and frame prefix'),
         DeclareLaunchArgument('car1_vehicle', default_value='rwd_gravel',
                               description='vehicle preset name or vehicle file of car1'),
-        DeclareLaunchArgument('car1_surface', default_value='gravel',
-                              description='surface type or surface map YAML of car1'),
         DeclareLaunchArgument('car2_namespace', default_value='car2',
-                              description='namespace of car2 (topics and frame prefix)'),
+                              description='name of car2: its namespace and frame prefix'),
         DeclareLaunchArgument('car2_vehicle', default_value='volvo_v40',
                               description='vehicle preset name or vehicle file of car2'),
-        DeclareLaunchArgument('car2_surface', default_value='gravel',
-                              description='surface type or surface map YAML of car2'),
-        car('car1', first=True),
-        car('car2', first=False),
+        OpaqueFunction(function=nodes),
     ])

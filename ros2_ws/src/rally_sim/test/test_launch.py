@@ -114,31 +114,38 @@ class Listener:
         rclpy.shutdown(context=self.context)
 
 
-def run(file, arguments, cars):
+def run(file, arguments, cars, simulator=None):
     """
     Run a launch file; check every car's outputs, parameters and frames; Ctrl-C it.
 
-    `cars`: {namespace: {parameter: value the simulator must have}}.
-    Returns the launch's output.
+    `cars`: {namespace: {parameter: value the simulator must have}}, one
+    simulator a car; or with `simulator` ({parameter: value}) one simulator
+    /rally_sim of every car, in one odom frame. Returns the launch's output.
     """
     launch = Launch(file, *arguments)
     listener = Listener(cars)
+
+    def odom_frame(namespace):
+        return f'{namespace}/odom' if namespace and simulator is None else 'odom'
     try:
         def everything_seen():
-            frames = {(f'{n}/odom' if n else 'odom', f'{n}/base_link' if n else 'base_link')
-                      for n in cars}
+            frames = {(odom_frame(n), f'{n}/base_link' if n else 'base_link') for n in cars}
             return (all(len(msgs) >= 5 for msgs in listener.seen.values())
                     and frames <= listener.transforms)
         assert ros_process.spin_until(listener.node, everything_seen, START_S,
                                       [launch.process]), (
             {k: len(v) for k, v in listener.seen.items()}, listener.transforms)
+        if simulator is not None:
+            assert listener.parameters('/rally_sim', list(simulator),
+                                       [launch.process]) == simulator
         for namespace, expected in cars.items():
             name = f'/{namespace}/rally_sim' if namespace else '/rally_sim'
-            assert listener.parameters(name, list(expected), [launch.process]) == expected
+            if expected:
+                assert listener.parameters(name, list(expected), [launch.process]) == expected
             slip = listener.seen[f'/{namespace}/wheel_slip' if namespace else '/wheel_slip'][-1]
             assert len(slip.slip_ratio) == 4
             odom = listener.seen[f'/{namespace}/odom' if namespace else '/odom'][-1]
-            assert odom.header.frame_id == (f'{namespace}/odom' if namespace else 'odom')
+            assert odom.header.frame_id == odom_frame(namespace)
     finally:
         listener.close()
         output = launch.interrupt()
@@ -177,9 +184,11 @@ def test_one_car_with_every_argument_changed(tmp_path):
 
 
 def test_two_cars_with_default_arguments_and_rviz():
-    run('two_cars.launch.py', [],
-        {'car1': {'vehicle': 'rwd_gravel', 'surface': 'gravel', 'publish_clock': True},
-         'car2': {'vehicle': 'volvo_v40', 'surface': 'gravel', 'publish_clock': False}})
+    output = run('two_cars.launch.py', [], {'car1': {}, 'car2': {}}, simulator={
+        'cars': ['car1', 'car2'], 'car1.vehicle': 'rwd_gravel', 'car2.vehicle': 'volvo_v40',
+        'surface': 'gravel', 'publish_clock': True})
+    assert output.count('[rally_sim_node-1]: process started') == 1    # one simulator
+    assert '[rviz2-4]: process started' in output
 
 
 def test_two_cars_with_every_argument_changed(tmp_path):
@@ -187,11 +196,54 @@ def test_two_cars_with_every_argument_changed(tmp_path):
     params.write_text(yaml.safe_dump({'/**/rally_sim': {'ros__parameters': {
         'publish_rate_hz': 50.0}}}))
     run('two_cars.launch.py',
-        ['rviz:=false', 'use_sim_time:=false', f'params_file:={params}',
-         'car1_namespace:=red', 'car1_vehicle:=volvo_v40', 'car1_surface:=rally_stage',
-         'car2_namespace:=blue', 'car2_vehicle:=fwd_hatchback', 'car2_surface:=snow'],
-        {'red': {'vehicle': 'volvo_v40', 'surface': 'rally_stage', 'publish_rate_hz': 50.0},
-         'blue': {'vehicle': 'fwd_hatchback', 'surface': 'snow', 'publish_rate_hz': 50.0}})
+        ['rviz:=false', 'use_sim_time:=false', f'params_file:={params}', 'surface:=rally_stage',
+         'car1_namespace:=red', 'car1_vehicle:=volvo_v40',
+         'car2_namespace:=blue', 'car2_vehicle:=fwd_hatchback'],
+        {'red': {}, 'blue': {}}, simulator={
+            'cars': ['red', 'blue'], 'red.vehicle': 'volvo_v40',
+            'blue.vehicle': 'fwd_hatchback', 'surface': 'rally_stage', 'publish_rate_hz': 50.0})
+
+
+def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive():
+    from ackermann_msgs.msg import AckermannDriveStamped
+    from nav_msgs.msg import OccupancyGrid
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    from sensor_msgs.msg import LaserScan
+    launch = Launch('rally_sim.launch.py', 'topic_profile:=f1tenth', 'opponent:=true',
+                    'rviz:=false')
+    listener = Listener(['ego_racecar', 'opp_racecar'])
+    node, seen = listener.node, {}
+    for topic, kind in (('/scan', LaserScan), ('/opp_scan', LaserScan)):
+        seen[topic] = []
+        node.create_subscription(kind, topic, seen[topic].append, 10)
+    drive = node.create_publisher(AckermannDriveStamped, '/drive', 10)
+    try:
+        assert ros_process.spin_until(node, lambda: all(len(v) >= 3 for v in (
+            *seen.values(), *listener.seen.values())), START_S, [launch.process]), (
+            {k: len(v) for k, v in {**seen, **listener.seen}.items()}, launch.interrupt())
+        odom = listener.seen['/ego_racecar/odom'][-1]
+        assert (odom.header.frame_id, odom.child_frame_id) == ('map', 'ego_racecar/base_link')
+        assert seen['/scan'][-1].header.frame_id == 'ego_racecar/laser'
+        assert len(seen['/scan'][-1].ranges) == 1080
+        assert ('map', 'opp_racecar/base_link') in listener.transforms
+        grids = []      # the map, latched: a subscriber that comes late has it
+        node.create_subscription(OccupancyGrid, '/map', grids.append, QoSProfile(
+            depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        command = AckermannDriveStamped()
+        command.drive.speed = 2.0
+
+        def moving():
+            drive.publish(command)
+            return listener.seen['/ego_racecar/odom'][-1].twist.twist.linear.x > 1.0
+        assert ros_process.spin_until(node, moving, START_S, [launch.process])
+        assert ros_process.spin_until(node, lambda: grids, 30.0, [launch.process])
+        assert grids[0].header.frame_id == 'map' and grids[0].info.resolution == \
+            pytest.approx(0.05)
+        assert listener.seen['/opp_racecar/odom'][-1].twist.twist.linear.x < 0.1   # not driven
+    finally:
+        listener.close()
+        output = launch.interrupt()
+    check_clean_stop(launch, output)
 
 
 def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():

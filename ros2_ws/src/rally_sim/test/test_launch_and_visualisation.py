@@ -54,8 +54,11 @@ def test_rviz_config_parses_and_shows_our_topics():
     assert 'trail' in topics
     with open(os.path.join(PACKAGE, 'rviz', 'two_cars.rviz'), encoding='utf-8') as stream:
         two = yaml.safe_load(stream)['Visualization Manager']['Displays']
+    # RViz runs beside the one simulator of both cars: their topics by full name
     assert [d for d in two if d.get('Topic', {}).get('Value') == '/car2/trail']
-    assert [d for d in two if d.get('Topic', {}).get('Value') == 'trail']
+    assert [d for d in two if d.get('Topic', {}).get('Value') == '/car1/trail']
+    assert not [d for d in two if d.get('Topic', {}).get('Value', '/').split('/')[0] not in (
+        '', 'stage')]
 
 
 def test_parameter_file_declares_only_known_parameters():
@@ -106,7 +109,9 @@ def test_readme_lists_each_launch_file_argument_with_its_default(name):
 def test_two_car_launch_takes_the_one_car_arguments_per_car():
     one_car = set(declared_arguments('rally_sim.launch.py'))
     two_cars = set(declared_arguments('two_cars.launch.py'))
-    per_car = {'namespace', 'vehicle', 'surface'}
-    set_per_car = {'publish_clock', 'publish_stage', 'trail_colour', 'rviz_config'}
-    assert two_cars == (one_car - per_car - set_per_car) | {
+    per_car = {'namespace', 'vehicle'}
+    # one simulator: one clock, one stage, one RViz; a topic profile of one car's
+    of_the_simulator = {'publish_clock', 'publish_stage', 'trail_colour', 'rviz_config',
+                        'topic_profile', 'opponent'}
+    assert two_cars == (one_car - per_car - of_the_simulator) | {
         f'{car}_{argument}' for car in ('car1', 'car2') for argument in per_car}

@@ -63,11 +63,18 @@ def mppi(given: Dict[str, Any]) -> Law:
     return MppiLaw(given)
 
 
+def gap_follower(given: Dict[str, Any]) -> Law:
+    """Return the gap follower's law (it reads the lidar's scan, not odometry)."""
+    from ..control.laws.gap_follower import GapFollowerLaw
+    return GapFollowerLaw(given)
+
+
 def specs_of(module: str):
     """Return the parameter specs of the controller whose node `module` runs."""
     from ..control.laws import drift as drift_law, drift_lqr as lqr_law, mppi as mppi_law
-    from ..control.laws import path_follower as follower_law
-    return {'rally_sim.ros.path_follower': follower_law.SPECS,
+    from ..control.laws import gap_follower as gap_law, path_follower as follower_law
+    return {'rally_sim.ros.gap_follower': gap_law.SPECS,
+            'rally_sim.ros.path_follower': follower_law.SPECS,
             'rally_sim.ros.drift_controller': drift_law.DriftLaw.SPECS,
             'rally_sim.ros.drift_lqr_controller': lqr_law.SPECS,
             'rally_sim.ros.mppi_controller': mppi_law.SPECS}[module]
@@ -76,7 +83,8 @@ def specs_of(module: str):
 LAWS = {'rally_sim.ros.path_follower': path_follower,
         'rally_sim.ros.drift_controller': drift,
         'rally_sim.ros.drift_lqr_controller': drift_lqr,
-        'rally_sim.ros.mppi_controller': mppi}
+        'rally_sim.ros.mppi_controller': mppi,
+        'rally_sim.ros.gap_follower': gap_follower}
 """The controllers the in-process engine runs, by the module their scenario command runs."""
 
 

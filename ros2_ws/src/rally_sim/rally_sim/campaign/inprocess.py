@@ -21,14 +21,13 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from .controllers import check_controller, closed_path, law_for, planar, planar_of
-from ..control.interface import PlanarState, quaternion, WheelState
+from ..control.interface import PlanarState, quaternion, scan_of, WheelState
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..resources import config_file
 from ..scenarios.metrics import (
-    cut, judge, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, quaternion_yaw,
-    STATE_COLUMNS)
+    cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw, STATE_COLUMNS)
 from ..scenarios.spec import PHYSICS_RATE_HZ, stage_surface, stage_walls, vehicle_config
 from ..sensors import load_profile
 from ..sim import Front, Session, Start
@@ -73,29 +72,47 @@ class InProcessRun(Front):
             logger=logging.getLogger('rally_sim.inprocess'), front=self,
             occupancy=stage_walls(spec['stage']))
         self.vehicle = self.session.vehicle
-        self.odometry_is_truth = 'odometry' in self.session.sensors.with_outputs
+        self.reads_scan = getattr(self.law, 'reads', 'odometry') == 'scan'
+        sensors = self.session.sensors
+        self.odometry_is_truth = 'odometry' in sensors.with_outputs
+        self.scan_is_truth = self.reads_scan and 'lidar' in sensors.with_outputs
+        if self.reads_scan and 'lidar' not in sensors.profile.channels:
+            raise InProcessError(f"the controller reads scan: sensors '{spec['sensors']}' "
+                                 'has no lidar')
         self.truth: Dict[int, tuple] = {}
         self.wheels: Dict[int, WheelState] = {}
         self.odometry: Optional[Tuple[int, PlanarState]] = None   # stamp [ns], as read
+        self.scan = None        # (stamp [ns], Scan) for a law that reads the lidar
 
     def failed(self, error: FloatingPointError) -> None:
         """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
         raise RuntimeError(f'{error} (the ROS run would restart from the initial state)')
 
     def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
-        """Keep the truth at a publishing instant; note the odometry delivered."""
+        """Keep the truth at a publishing instant; note the odometry (or scan) delivered."""
         odometry = None
         if publish:
             orientation = self._keep_truth(now_ns)
             if self.odometry_is_truth:     # measured with the outputs: the truth, now
                 _, x, y, _, vx, vy, yaw_rate, _ = self.truth[now_ns]
                 odometry = (now_ns, planar_of(x, y, orientation, vx, vy, yaw_rate))
+            if self.scan_is_truth:
+                delivered = delivered + self.session.sensors.measure_now(
+                    now_ns, self.vehicle, ['lidar'])
         for measurement in delivered:
             if measurement.channel == 'odometry':
                 odometry = (measurement.stamp_ns, planar(measurement))
+            elif measurement.channel == 'lidar' and self.reads_scan:
+                self.scan = (measurement.stamp_ns, self._scan(measurement))
         if odometry is not None:
             self.odometry = odometry
-        return odometry is not None
+        return (self.scan if self.reads_scan else odometry) is not None
+
+    def _scan(self, measurement):
+        """Return the Scan a node reads from the simulator's LaserScan of a measurement."""
+        geometry = self.session.sensors.profile.channels['lidar'].geometry
+        return scan_of(measurement.values['ranges'], geometry['field_of_view_rad'],
+                       geometry['range_min_m'], geometry['range_max_m'])
 
     def _keep_truth(self, now_ns: int) -> List[float]:
         """
@@ -116,7 +133,12 @@ class InProcessRun(Front):
         return orientation
 
     def answer(self) -> None:
-        """Answer the odometry with the law; take its messages as the node takes them."""
+        """Answer the odometry (or scan) with the law; take its messages as the node does."""
+        if self.reads_scan:
+            (stamp_ns, scan), self.scan = self.scan, None
+            for command in self.law.answer(stamp_ns, scan, None):
+                self.session.take(command)
+            return
         (stamp_ns, state), self.odometry = self.odometry, None
         wheels = None
         if self.law.wants_wheels:       # answered once wheel_slip of its stamp is there
@@ -140,7 +162,7 @@ class InProcessRun(Front):
         stamp, stamps = 0, []
         while True:
             while stamp + period_ns not in self.truth:
-                if self.odometry is not None:
+                if (self.scan if self.reads_scan else self.odometry) is not None:
                     self.answer()
                 before = session.sim_steps
                 session.advance(MAX_STEPS, until_state=True)
@@ -155,7 +177,7 @@ class InProcessRun(Front):
         columns = list(zip(*(self.truth[s] for s in stamps)))
         states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
         result = {'path': path, 'states': cut(states, lap_end(spec, path, states))}
-        evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
+        evaluated = evaluate(spec, result, [c.time_ns for c in session.contacts.events])
         verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
         return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
                 'simulated_s': float(evaluated['series']['t'][-1])}

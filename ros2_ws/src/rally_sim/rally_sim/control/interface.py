@@ -10,6 +10,7 @@ states are what a controller reads from odom and wheel_slip.
 from dataclasses import dataclass, field
 from typing import List, NamedTuple, Sequence
 
+import numpy as np
 from transforms3d.euler import euler2quat, quat2euler
 
 GEAR_AUTOMATIC = -2
@@ -81,3 +82,24 @@ def quaternion(roll: float, pitch: float, yaw: float) -> List[float]:
 def yaw_of(x: float, y: float, z: float, w: float) -> float:
     """Return the yaw of a quaternion given in ROS order, as a node reads it from odometry."""
     return quat2euler((w, x, y, z), 'sxyz')[2]
+
+
+class Scan(NamedTuple):
+    """What a controller reads from scan (sensor_msgs/LaserScan), its float32 fields as sent."""
+
+    angle_min_rad: float
+    angle_increment_rad: float
+    range_min_m: float
+    range_max_m: float
+    ranges: Sequence[float]
+    """Each beam's range [m] (REP 117: +inf no return, -inf nearer than range_min_m)."""
+
+
+def scan_of(ranges, field_of_view_rad: float, range_min_m: float, range_max_m: float) -> Scan:
+    """Return the scan a node reads from the simulator's LaserScan of these ranges and geometry."""
+    beams = len(ranges)
+    increment = field_of_view_rad / (beams - 1) if beams > 1 else 0.0
+    angle_min, increment, low, high = np.array(
+        (-0.5 * field_of_view_rad, increment, range_min_m, range_max_m),
+        dtype=np.float32).tolist()
+    return Scan(angle_min, increment, low, high, np.asarray(ranges, dtype=np.float32))

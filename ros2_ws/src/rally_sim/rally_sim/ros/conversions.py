@@ -80,10 +80,16 @@ def joint_names(prefix: str):
 class Frames:
     """The frame names of one car (REP-105), prefixed by its namespace."""
 
-    def __init__(self, prefix: str, odom_frame: str, base_frame: str):
-        """Name the frames; `prefix` is 'NS/' in a namespace NS, else ''."""
+    def __init__(self, prefix: str, odom_frame: str, base_frame: str,
+                 odom_prefix: Optional[str] = None):
+        """
+        Name the frames; `prefix` is 'NS/' in a namespace NS, else ''.
+
+        odom_prefix: the odom frame's, where it differs (the cars of one
+        simulator share their node's odom frame).
+        """
         self.prefix = prefix
-        self.odom = prefix + odom_frame
+        self.odom = (prefix if odom_prefix is None else odom_prefix) + odom_frame
         self.base = prefix + base_frame
         self.wheels = [f'{prefix}wheel_{w}' for w in WHEELS]
         self.imu = f'{prefix}imu_link'

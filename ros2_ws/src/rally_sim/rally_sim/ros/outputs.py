@@ -52,8 +52,12 @@ class Outputs:
 
     def __init__(self, node: Node, vehicle: Vehicle, frames: conversions.Frames,
                  publish_clock: bool, sensors: Sensors, tf_source: str,
-                 trail: Optional[Trail] = None):
-        """Create the publishers on `node` and publish the static transforms."""
+                 trail: Optional[Trail] = None, namespace: str = ''):
+        """
+        Create the publishers on `node` and publish the static transforms.
+
+        namespace: 'NAME/' puts the car's relative topics under NAME (a car of several).
+        """
         self.vehicle = vehicle
         self.sensors = sensors
         in_step = 'odometry' in sensors.with_outputs      # measured odometry is the truth
@@ -66,6 +70,7 @@ class Outputs:
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
 
         def output(kind, topic, qos=OUTPUT_DEPTH):
+            topic = topic if topic.startswith('/') else namespace + topic
             return node.create_publisher(kind, topic, qos, event_callbacks=quiet)
         self.clock = output(ClockMsg, '/clock') if publish_clock else None
         tf_static = output(TFMessage, '/tf_static', QoSProfile(

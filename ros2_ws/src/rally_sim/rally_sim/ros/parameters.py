@@ -7,6 +7,7 @@ start-up raises ParameterError naming it; at run time the node refuses it
 with the same reason and changes nothing.
 """
 
+import re
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -36,6 +37,11 @@ SPECS: Dict[str, Spec] = {
                 "'none', a shipped stage's name, or a map_server YAML file"),
     'cmd_vel_stamped': Spec(False, 'cmd_vel carries geometry_msgs/TwistStamped; false: '
                             'geometry_msgs/Twist, as teleop_twist_keyboard publishes it'),
+    'cars': Spec(NONE, 'several cars in one simulator: their names, each its namespace '
+                 '(topics NAME/odom, NAME/ackermann_cmd, ...; frames NAME/base_link, ... in '
+                 'one shared odom frame), with parameters NAME.vehicle, NAME.initial_x, '
+                 "NAME.initial_y, NAME.initial_yaw; [''] for one car in the node's own "
+                 'namespace'),
     'contact': Spec('stop', 'a car that touches a wall or another car: stop (halts where it '
                     'touched until a reset or a teleport, reported on collision) or off '
                     '(drives through)', choices=('stop', 'off')),
@@ -117,9 +123,55 @@ SPECS: Dict[str, Spec] = {
 }
 
 
+CAR_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*$')
+MAX_CARS = 16
+
+
+def car_specs(cars: List[str]) -> Dict[str, Spec]:
+    """Return the parameters of each listed car (cars): its vehicle and start pose."""
+    specs = {}
+    for car in cars:
+        specs[f'{car}.vehicle'] = Spec('', f"vehicle of car {car}: a preset name or file; '' "
+                                       "the node's vehicle")
+        for key in ('initial_x', 'initial_y', 'initial_yaw'):
+            base = SPECS[key]
+            specs[f'{car}.{key}'] = Spec(base.default, f'{key[8:]} of car {car} at the start: '
+                                         'none given, on a stage with a path: on it, each car '
+                                         'behind the one listed before', base.low, base.high)
+    return specs
+
+
+def _check_cars(cars: List[str]) -> None:
+    """Raise ParameterError unless the car names are distinct ROS names (at most MAX_CARS)."""
+    bad = [c for c in cars if not CAR_NAME.match(c)]
+    if bad or len(set(cars)) < len(cars) or len(cars) > MAX_CARS:
+        raise ParameterError(
+            f"parameter 'cars'{source_of('cars')} = {cars!r}: each name must be a distinct "
+            'ROS name (a letter, then letters, digits and _), at most '
+            f'{MAX_CARS} of them' + (f'; not {bad[0]!r}' if bad else ''))
+
+
 def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
-    """Declare every parameter of `specs` (default: the simulator's) on `node`."""
-    specs = SPECS if specs is None else specs
+    """Declare every parameter of `specs` (default: the simulator's, its cars') on `node`."""
+    if specs is None:
+        values = _declare(node, SPECS)
+        _check_cars(values['cars'])
+        extra = car_specs(values['cars'])
+        values.update(_declare(node, extra))
+        specs = {**SPECS, **extra}
+    else:
+        values = _declare(node, specs)
+    unknown = sorted(n for n in node._parameter_overrides if n not in specs
+                     and n not in STANDARD and not n.startswith('qos_overrides.'))
+    if unknown:
+        raise ParameterError(
+            f"parameter '{unknown[0]}'{source_of(unknown[0])} is not a parameter of "
+            f"{node.get_name()}; its parameters: {', '.join(specs)}")
+    return values
+
+
+def _declare(node: Node, specs: Dict[str, Spec]) -> Dict[str, Any]:
+    """Declare the parameters of `specs` on `node`; return their values, checked."""
     values = {}
     for name, spec in specs.items():
         descriptor = ParameterDescriptor(description=spec.description, read_only=not spec.live)
@@ -144,12 +196,6 @@ def declare(node: Node, specs: Dict[str, Spec] = None) -> Dict[str, Any]:
             values[name] = float(values[name])
         if isinstance(spec.default, list):
             values[name] = names(values[name])
-    unknown = sorted(n for n in node._parameter_overrides if n not in specs
-                     and n not in STANDARD and not n.startswith('qos_overrides.'))
-    if unknown:
-        raise ParameterError(
-            f"parameter '{unknown[0]}'{source_of(unknown[0])} is not a parameter of "
-            f"{node.get_name()}; its parameters: {', '.join(specs)}")
     return values
 
 

@@ -17,12 +17,13 @@ from typing import Callable, Dict, List, Tuple
 from ackermann_msgs.msg import AckermannDriveStamped
 from ament_index_python.packages import get_package_share_directory
 from mcap.writer import CompressionType, Writer
-from nav_msgs.msg import Odometry, Path
-from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand
+from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rally_sim_msgs.msg import (
+    Collision, DriverCommand, DrivetrainState, WheelSlip, WheelTorqueCommand)
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import Imu, JointState, NavSatFix
+from sensor_msgs.msg import Imu, JointState, LaserScan, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 import yaml
@@ -34,13 +35,14 @@ RECORDED_TOPICS = {
     'driver_cmd': DriverCommand, 'drivetrain_state': DrivetrainState,
     'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
     'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
+    'scan': LaserScan, 'map': OccupancyGrid, 'collision': Collision,
 }
 """What a run's bag holds: every topic the simulator and our controllers publish."""
 
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80
-LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path'}
+LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path', 'map'}
 """Topics published once, transient local (relative names: in the recorder's namespace)."""
 QUEUE_DEPTH = 10000
 """Messages held per topic until the recorder's node spins: a busy recorder loses none."""

@@ -27,6 +27,7 @@ published), pacing.py, synchronous.py, start.py (observers).
 
 import functools
 import inspect
+import math
 import secrets
 import threading
 import time
@@ -51,12 +52,19 @@ from ..control.interface import Twist as TwistCommand
 from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
-from ..sim import prepare, Session, Start  # noqa: F401  prepare: ros/process.py
+from ..sim import Front, prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
 from ..sim.reports import non_finite
+from ..world.scene import footprint_of
 from ..world.stage_view import path_file
-from ..world.stages import read_path, start_pose
+from ..world.stages import pose_behind, read_path
 
+TRAIL_COLOURS = ('magenta', 'cyan', 'yellow', 'white')
+"""The trails of the second and later cars of a node."""
+CAR_GAP_M = 1.0
+"""The gap between the cars of a node at their default starts [m]."""
+SEED_STRIDE = 7919
+"""Car k's sensors draw from seed + k SEED_STRIDE (mod 2^31): each car its own errors."""
 MAX_STEPS_PER_CALL = 1_000_000
 """The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
 
@@ -69,19 +77,18 @@ class SimulatorNode(Node):
         super().__init__('rally_sim', **kwargs)
         self.settings = declare(self)
         s = self.settings
+        self.car_names = s['cars'] or ['']
+        vehicles = [self._vehicle(name) for name in self.car_names]
         try:
-            config = load_vehicle(vehicle_path(s['vehicle']))
-            vehicle = Vehicle(config, surface_from(s['surface']))
-        except ValueError as error:
-            raise ParameterError(f'{error}') from None
-        try:
-            walls = walls_from(s['map'], vehicle.surface)
+            walls = walls_from(s['map'], vehicles[0].surface)
         except ValueError as error:
             raise ParameterError(f"parameter 'map'{source_of('map')}: {error}") from None
         if s['command_mode'] == 'driver':
-            self._need_drivetrain(ParameterError, vehicle)
+            for vehicle in vehicles:
+                self._need_drivetrain(ParameterError, vehicle)
         self.seed = self._seed()
-        self.session = self._session(vehicle, walls)
+        self.fronts = [self] + [CarFront(self) for _ in vehicles[1:]]
+        self.session = self._session(vehicles, walls)
         self.reports = self.session.reports
         self.counters = self.reports.counters
         self.pacing = Pacing(s, self.dt, self.reports)
@@ -90,13 +97,8 @@ class SimulatorNode(Node):
         self._lock = threading.Lock()
         self._published_at = -1
         self.side_nodes = []      # spun in a thread of their own (spinning.SideSpinner)
-        prefix = self.get_namespace().strip('/')
-        self.frames = conversions.Frames(f'{prefix}/' if prefix else '', s['odom_frame'],
-                                         s['base_frame'])
-        trail = (Trail(self.vehicle, self.frames, s['trail_length_s'], s['trail_colour'])
-                 if s['trail_length_s'] > 0.0 else None)
-        self.outputs = Outputs(self, self.vehicle, self.frames, s['publish_clock'],
-                               self.sensors, s['tf_source'], trail)
+        for k, (front, car) in enumerate(zip(self.fronts, self.session.cars)):
+            front.frames, front.outputs = self._car_outputs(k, car)
         self.stage = StageTopics(self, self.frames) if s['publish_stage'] else None
         if self.stage is not None:
             self.stage.show(self.vehicle.surface, 0)
@@ -113,7 +115,7 @@ class SimulatorNode(Node):
                               self.serialized(self._tick_sync if self.sync else self._tick),
                               clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.at_step(publish=True, markers=True)
-        self._log_start(config)
+        self._log_start(self.vehicle.config)
 
     def _log_start(self, config) -> None:
         s = self.settings
@@ -137,6 +139,31 @@ class SimulatorNode(Node):
             self.get_logger().warning(
                 'numba is not available (or RALLY_SIM_NO_JIT is set): the physics runs as '
                 'plain Python, the slow path (about 100x slower)')
+
+    def _vehicle(self, car: str) -> Vehicle:
+        """Return a car's vehicle on the surface (ParameterError naming a bad parameter)."""
+        s = self.settings
+        name = s.get(f'{car}.vehicle') or s['vehicle'] if car else s['vehicle']
+        try:
+            return Vehicle(load_vehicle(vehicle_path(name)), surface_from(s['surface']))
+        except ValueError as error:
+            key = f'{car}.vehicle' if car and s.get(f'{car}.vehicle') else 'vehicle'
+            raise ParameterError(f"parameter '{key}'{source_of(key)}: {error}" if car else
+                                 f'{error}') from None
+
+    def _car_outputs(self, k: int, car):
+        """Return car k's frames and outputs: under its name when the node has several."""
+        s = self.settings
+        prefix = self.get_namespace().strip('/')
+        prefix = f'{prefix}/' if prefix else ''
+        name = f'{car.name}/' if car.name else ''
+        frames = conversions.Frames(prefix + name, s['odom_frame'], s['base_frame'],
+                                    odom_prefix=prefix)
+        colour = s['trail_colour'] if k == 0 else TRAIL_COLOURS[(k - 1) % len(TRAIL_COLOURS)]
+        trail = (Trail(car.vehicle, frames, s['trail_length_s'], colour)
+                 if s['trail_length_s'] > 0.0 else None)
+        return frames, Outputs(self, car.vehicle, frames, s['publish_clock'] and k == 0,
+                               car.sensors, s['tf_source'], trail, namespace=name)
 
     # ---- the session's parts, as the node's own ------------------------------
 
@@ -164,21 +191,33 @@ class SimulatorNode(Node):
     def _make_interfaces(self) -> None:
         """Subscribe to the commands (here, or in synchronous mode on the answer node)."""
         if not self.sync:
-            for topic, handler in message_handlers(self.intake).items():
-                self.create_subscription(COMMAND_TYPES[topic], topic, self.serialized(handler),
-                                         10)
+            for topic, handler in self._command_handlers().items():
+                self.create_subscription(COMMAND_TYPES[topic.rsplit('/', 1)[-1]], topic,
+                                         self.serialized(handler), 10)
         self.create_subscription(PoseWithCovarianceStamped, '/initialpose',
                                  self.serialized(self._on_pose), 10)
         stamped = self.settings['cmd_vel_stamped']
-        self.create_subscription(TwistStamped if stamped else Twist, 'cmd_vel',
-                                 self.serialized(self._on_cmd_vel), 10)
+        for car in self.session.cars:
+            self.create_subscription(
+                TwistStamped if stamped else Twist, self._topic(car, 'cmd_vel'),
+                self.serialized(lambda msg, car=car: self._on_cmd_vel(car, msg)), 10)
         self.create_service(Trigger, 'reset', self.serialized(self._on_reset))
         self.create_service(Step, 'step', self.serialized(self._on_step))
 
-    def _on_cmd_vel(self, msg) -> None:
+    @staticmethod
+    def _topic(car, topic: str) -> str:
+        """Return a car's topic: under its name when the node has several cars."""
+        return f'{car.name}/{topic}' if car.name else topic
+
+    def _command_handlers(self):
+        """Return each car's command topics and the handlers that feed its intake."""
+        return {self._topic(car, topic): handler for car in self.session.cars
+                for topic, handler in message_handlers(car.intake).items()}
+
+    def _on_cmd_vel(self, car, msg) -> None:
         """Take a speed and a yaw rate (speed mode) as they come, synchronous mode or not."""
         twist = msg.twist if isinstance(msg, TwistStamped) else msg
-        self.session.take(TwistCommand(twist.linear.x, twist.angular.z))
+        car.take(TwistCommand(twist.linear.x, twist.angular.z))
 
     def _seed(self) -> int:
         """Return the seed in use: the parameter's, or one drawn for `random`."""
@@ -188,33 +227,62 @@ class SimulatorNode(Node):
             self.get_logger().info(f'seed: random, drew {seed} (seed:={seed} repeats this run)')
         return seed
 
-    def _session(self, vehicle: Vehicle, walls) -> Session:
-        """Return the session of the parameters (ParameterError naming a bad one)."""
+    def _session(self, vehicles, walls) -> Session:
+        """Return the session of the parameters, every car in it (ParameterError if bad)."""
         s = self.settings
+        names = self.car_names
         try:
-            return Session(vehicle, load_profile(s['sensors']), self.seed,
-                           physics_rate_hz=s['physics_rate_hz'],
-                           publish_rate_hz=s['publish_rate_hz'],
-                           marker_rate_hz=s['marker_rate_hz'], settings=s,
-                           start=self._start(vehicle),
-                           logger=self.get_logger(), front=self, occupancy=walls,
-                           contact=s['contact'])
+            profile = load_profile(s['sensors'])
         except SensorError as error:
             raise ParameterError(f"parameter 'sensors': {error}") from None
-        except ValueError as error:         # a start in a wall
-            raise ParameterError(f"parameters 'initial_x', 'initial_y', 'map': {error}"
-                                 ) from None
+        try:
+            session = Session(vehicles[0], profile, self.seed,
+                              physics_rate_hz=s['physics_rate_hz'],
+                              publish_rate_hz=s['publish_rate_hz'],
+                              marker_rate_hz=s['marker_rate_hz'], settings=s,
+                              start=self._start(vehicles, 0),
+                              logger=self.get_logger(), front=self, occupancy=walls,
+                              contact=s['contact'], name=names[0])
+            for k in range(1, len(names)):
+                session.add_car(names[k], vehicles[k], profile,
+                                (self.seed + k * SEED_STRIDE) % 2 ** 31, settings=s,
+                                start=self._start(vehicles, k),
+                                front=self.fronts[k])
+        except SensorError as error:
+            raise ParameterError(f"parameter 'sensors': {error}") from None
+        except ValueError as error:         # a start in a wall or on another car
+            keys = (f"'{names[0]}.initial_x', '{names[0]}.initial_y', ..." if names[0]
+                    else "'initial_x', 'initial_y'")
+            raise ParameterError(f"parameters {keys}, 'map': {error}") from None
+        return session
 
-    def _start(self, vehicle: Vehicle) -> Start:
-        """Return the start: the parameters', or on a stage with a path its start (none given)."""
-        s = self.settings
+    def _start(self, vehicles, k: int) -> Start:
+        """
+        Return car k's start: its parameters', else the stage's or beside the first car.
+
+        None of the car's pose parameters given: on a stage with a path, the
+        path's first point, heading along it, each later car of a node
+        CAR_GAP_M behind the one listed before it; elsewhere, each later car
+        CAR_GAP_M to the right of the one before (the first at initial_x, ...).
+        """
+        s, car, vehicle = self.settings, self.car_names[k], vehicles[k]
+        keys = [f'{car}.{n}' if car else n for n in ('initial_x', 'initial_y', 'initial_yaw')]
         path = path_file(vehicle.surface.source) if vehicle.surface.source else None
-        if path is None or any(given(self, n) for n in ('initial_x', 'initial_y', 'initial_yaw')):
-            return Start(s['initial_x'], s['initial_y'], s['initial_yaw'], s['initial_speed'])
-        x, y, yaw = start_pose(read_path(path))
-        self.get_logger().info(f"start: the stage's, at x = {x:.2f}, y = {y:.2f} m, heading "
-                               f'{yaw:.3f} rad along its path (initial_x, initial_y, '
-                               'initial_yaw move it)')
+        outlines = [footprint_of(v.config) for v in vehicles]
+        if any(given(self, n) for n in keys) or (path is None and k == 0):
+            return Start(*(s[n] for n in keys), s['initial_speed'])
+        if path is None:
+            first = self._start(vehicles, 0)
+            right = sum(0.5 * (outlines[i - 1].width_m + outlines[i].width_m) + CAR_GAP_M
+                        for i in range(1, k + 1))
+            return Start(first.x + right * math.sin(first.yaw),
+                         first.y - right * math.cos(first.yaw), first.yaw, s['initial_speed'])
+        behind = sum(0.5 * (outlines[i - 1].length_m + outlines[i].length_m) + CAR_GAP_M
+                     for i in range(1, k + 1))
+        x, y, yaw = pose_behind(read_path(path), behind)
+        self.get_logger().info(
+            f"start{f' of {car}' if car else ''}: the stage's, at x = {x:.2f}, y = {y:.2f} m, "
+            f'heading {yaw:.3f} rad along its path ({", ".join(keys)} move it)')
         return Start(x, y, yaw, s['initial_speed'])
 
     def _synchronous_mode(self):
@@ -230,7 +298,8 @@ class SimulatorNode(Node):
         if self.settings['pacing'] == 'lockstep':
             raise ParameterError("parameter 'sync_controllers' needs pacing realtime or fast "
                                  '(lockstep steps on the step service only)')
-        sync = SynchronousMode(self, names, message_handlers(self.intake), self.outputs.odom,
+        sync = SynchronousMode(self, names, self._command_handlers(),
+                               [front.outputs.odom for front in self.fronts],
                                self.reports, self.settings)
         self.side_nodes.append(sync.answer_node)
         return sync
@@ -248,7 +317,8 @@ class SimulatorNode(Node):
     def _apply_parameter(self, name: str, value, dry_run: bool) -> None:
         """Apply a live parameter; raise ValueError (before any change) if it cannot be."""
         if name == 'command_mode' and value == 'driver':
-            self._need_drivetrain(ValueError, self.vehicle)
+            for car in self.session.cars:
+                self._need_drivetrain(ValueError, car.vehicle)
         if name == 'surface':
             surface = surface_from(value)
             walls = self.session.scene.occupancy
@@ -270,7 +340,8 @@ class SimulatorNode(Node):
                 self.pacing.restart(self.sim_steps)
             self.settings[name] = value
             if name in ('command_mode', 'timeout_brake_torque_n_m'):
-                self.intake.push(integrate=False)
+                for car in self.session.cars:
+                    car.intake.push(integrate=False)
             if name == 'sync_paused' and not value and self.sync is not None:
                 self.advance_period()
 
@@ -310,9 +381,10 @@ class SimulatorNode(Node):
 
     def _forget_measurements(self) -> None:
         """Drop what was measured before a jump (reset, teleport): none of it holds."""
-        self.outputs.measured.forget()
-        if self.outputs.trail is not None:
-            self.outputs.trail.clear()
+        for front in self.fronts:
+            front.outputs.measured.forget()
+            if front.outputs.trail is not None:
+                front.outputs.trail.clear()
 
     def _on_reset(self, request, response):
         self.session.reset()
@@ -329,14 +401,15 @@ class SimulatorNode(Node):
         self.session.advance(steps, until_state)
 
     def touched(self, contact) -> None:
-        """Report a contact of the car (contact stop: it has halted) on collision and the log."""
+        """Report a contact of a car (contact stop: it has halted) on collision and the log."""
         message = Collision(car=contact.car, other=contact.other, x=contact.x, y=contact.y)
         message.header.stamp = conversions.stamp(contact.time_ns)
         message.header.frame_id = self.frames.odom
         self.collisions.publish(message)
         what = 'a wall' if contact.other == 'wall' else f"car '{contact.other}'"
+        car = f"car '{contact.car}'" if contact.car else 'the car'
         self.get_logger().warning(
-            f'collision at {contact.time_ns / 1e9:.3f} s: the car touched {what} near '
+            f'collision at {contact.time_ns / 1e9:.3f} s: {car} touched {what} near '
             f'x = {contact.x:.2f}, y = {contact.y:.2f} m and has halted (reset or teleport it '
             'to drive on)')
 
@@ -365,7 +438,7 @@ class SimulatorNode(Node):
             response.message = (f'step: {request.steps} steps asked, at most '
                                 f'{MAX_STEPS_PER_CALL} per call (call again for more)')
         else:
-            self.outputs.ask_again()    # a subscriber that just came is served
+            self._ask_again()           # a subscriber that just came is served
             before = self.sim_steps
             self.advance(int(request.steps))
             response.success = self.sim_steps - before == request.steps
@@ -387,7 +460,9 @@ class SimulatorNode(Node):
 
     def flush(self) -> None:
         """Wait, at most shutdown_flush_s, until every subscriber has what was published."""
-        self.outputs.flush(self.settings['shutdown_flush_s'])
+        deadline = time.monotonic() + self.settings['shutdown_flush_s']
+        for front in self.fronts:
+            front.outputs.flush(max(0.0, deadline - time.monotonic()))
         self.get_logger().info(f'stopped at simulated time {self.stamp_s():.3f} s')
 
     def at_step(self, publish: bool, markers: bool = False) -> bool:
@@ -403,18 +478,28 @@ class SimulatorNode(Node):
         return self.session.at_step(publish, markers)
 
     def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
-        """Publish an instant's outputs (the session's front end); True for odometry."""
+        """Publish the first car's outputs of an instant (its front end); True for odometry."""
+        return self.emit_outputs(self.outputs, now_ns, publish, markers, delivered)
+
+    def emit_outputs(self, outputs: Outputs, now_ns: int, publish: bool, markers: bool,
+                     delivered) -> bool:
+        """Publish a car's outputs of an instant: the truth, delivered measurements."""
         odometry = None
         if publish:
             self._published_at = self.sim_steps
-            odometry = self.outputs.publish(now_ns, markers)
+            odometry = outputs.publish(now_ns, markers)
         elif any(m.stamp_ns > self.outputs.clock_ns for m in delivered):
             self.outputs.clock_at(now_ns)       # no message stamped after the last /clock
-        measured = self.outputs.publish_measurements(delivered)
+        measured = outputs.publish_measurements(delivered)
         odometry = measured if measured is not None else odometry
         if odometry is not None and self.sync is not None:
             self.sync.published(odometry)
         return odometry is not None
+
+    def _ask_again(self) -> None:
+        """Have every car's next publish ask the graph who subscribes."""
+        for front in self.fronts:
+            front.outputs.ask_again()
 
     # ---- start and pause ---------------------------------------------------
 
@@ -431,10 +516,10 @@ class SimulatorNode(Node):
         """
         if self.start_gate.open:
             return True
-        if self.start_gate.ready(self.outputs.publishers()):
+        if self.start_gate.ready([p for f in self.fronts for p in f.outputs.publishers()]):
             self.get_logger().info(f"observers {', '.join(self.start_gate.observers)} "
                                    'matched: simulated time starts')
-            self.outputs.ask_again()
+            self._ask_again()
             self.at_step(publish=True, markers=True)
             return True
         waited = time.monotonic() - self._created_s
@@ -456,8 +541,9 @@ class SimulatorNode(Node):
 
     def republish(self) -> None:
         """Publish the state waited on again (to subscribers that came since, too)."""
-        self.outputs.ask_again()
-        if self.outputs.resend_odometry():
+        self._ask_again()
+        resent = [front.outputs.resend_odometry() for front in self.fronts]    # each car's
+        if all(resent):
             self.sync.published(self.outputs.last_odometry_ns)
         else:
             self.at_step(publish=True)
@@ -466,3 +552,24 @@ class SimulatorNode(Node):
         """Timer in synchronous mode: pacing, timeouts, and the state published again."""
         if self._observers_matched():
             self.sync.tick()
+
+
+class CarFront(Front):
+    """A later car of the node: its outputs, published as the node publishes the first car's."""
+
+    def __init__(self, node: SimulatorNode):
+        """Publish through `node` (its frames and outputs are set once the car exists)."""
+        self.node = node
+        self.frames = self.outputs = None
+
+    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
+        """Publish the car's outputs of an instant; True for odometry."""
+        return self.node.emit_outputs(self.outputs, now_ns, publish, markers, delivered)
+
+    def failed(self, error: FloatingPointError) -> None:
+        """Non-finite physics: the node restarts every car."""
+        self.node.failed(error)
+
+    def touched(self, contact) -> None:
+        """Report the contact as the node reports the first car's."""
+        self.node.touched(contact)

@@ -12,7 +12,7 @@ reported.
 """
 
 import time
-from typing import Callable, Dict
+from typing import Callable, Dict, List
 
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -33,18 +33,20 @@ lost while discovery is still matching its publisher with the simulator."""
 class SynchronousMode:
     """The listed controllers of one simulator node and their answers."""
 
-    def __init__(self, node: Node, controllers, handlers: Dict[str, Callable], odom,
+    def __init__(self, node: Node, controllers, handlers: Dict[str, Callable], odom: List,
                  reports: Reports, settings: Dict):
         """
         Wait for `controllers` (node names) on `node`'s command topics.
 
-        handlers: the command intake's handler per topic; odom: the odometry
-        publisher (a new subscriber gets the state again). The node provides
+        handlers: the command intakes' handler per command topic (each car's,
+        under its name when the node has several); odom: the odometry
+        publishers (a new subscriber gets the state again). The node provides
         serialized(), advance_period() (one publishing period, if due),
         republish() and stamp_s().
         """
         self.node = node
         self.odom = odom
+        self.topics = list(handlers)
         self.gate = SyncGate(full_name(n, node.get_namespace()) for n in controllers)
         self.reports = reports
         self.settings = settings
@@ -75,10 +77,9 @@ class SynchronousMode:
                     context=parent.context, use_global_arguments=False, enable_rosout=False,
                     start_parameter_services=False, parameter_overrides=[
                         Parameter('start_type_description_service', value=False)])
-        for topic in COMMAND_TOPICS:
-            apply = handlers[topic]
+        for topic, apply in handlers.items():
             node.create_subscription(
-                COMMAND_TYPES[topic], parent.resolve_topic_name(topic),
+                COMMAND_TYPES[topic.rsplit('/', 1)[-1]], parent.resolve_topic_name(topic),
                 parent.serialized(lambda m, info, apply=apply: self._on_answer(m, info, apply)),
                 100)
         return node
@@ -87,7 +88,11 @@ class SynchronousMode:
         """Expect answers to the state at now_ns, just published."""
         self.gate.expect(now_ns, time.monotonic())
         self._republished = 0
-        self._odom_subscribers = self.odom.get_subscription_count()
+        self._odom_subscribers = self._subscribers()
+
+    def _subscribers(self) -> int:
+        """Return how many subscribe to the cars' odometry."""
+        return sum(odom.get_subscription_count() for odom in self.odom)
 
     def ready(self) -> bool:
         """
@@ -137,7 +142,7 @@ class SynchronousMode:
     def _refresh_graph(self) -> None:
         """Learn which node owns each publisher on the command topics."""
         publishers = []
-        for topic in COMMAND_TOPICS:
+        for topic in self.topics:
             resolved = self.node.resolve_topic_name(topic)
             for info in self.node.get_publishers_info_by_topic(resolved):
                 if info.node_name and not info.node_name.startswith('_'):  # names known
@@ -154,7 +159,7 @@ class SynchronousMode:
         if self.ready():
             self.node.advance_period()
             return
-        odom_subscribers = self.odom.get_subscription_count()
+        odom_subscribers = self._subscribers()
         waited = time.monotonic() - self.gate.since_s
         every = REPUBLISH_START_S if self.gate.starting() else REPUBLISH_S
         if waited >= every * (1 + self._republished) or \

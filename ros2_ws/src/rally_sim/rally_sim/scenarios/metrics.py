@@ -10,10 +10,12 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .spec import drift_target, stage_surface, TARGET_METRICS
+from .spec import drift_target, stage_surface, stage_walls, TARGET_METRICS, vehicle_config
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
 from ..physics import SURFACE_GRIP
+from ..world.contact import wall_clearance
+from ..world.scene import box_at, footprint_of
 from ..world.stages import STAGES
 
 DRIFT_SIDESLIP_DEG = 10.0
@@ -25,6 +27,8 @@ REGAIN_WITHIN_S = 2.0
 LAP_CHECK_EVERY = 10
 """While running, laps are counted on every this-many states (the exact end is found after)."""
 STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'max_slip_angle_rad')
+CLEARANCE_REACH_M = 10.0
+"""min_clearance_m looks this far from the car: a farther wall reads as this."""
 
 
 class LapCounter:
@@ -193,6 +197,35 @@ def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[s
               'curves': {'sideslip [deg / 10]': beta / 10.0, 'yaw rate [rad/s]': s['yaw_rate'],
                          'lateral error [m]': lateral}}
     return {'metrics': metrics, 'series': series}
+
+
+def world_metrics(spec: Dict[str, Any], states: Dict[str, np.ndarray],
+                  contacts_ns) -> Dict[str, float]:
+    """
+    Return the contact metrics on a stage with walls ({} on open ground).
+
+    collisions: the contacts (their times [ns], `contacts_ns`) up to the last
+    state; min_clearance_m: the least distance from the car's footprint to a
+    wall over the states (at most CLEARANCE_REACH_M; 0: touching).
+    """
+    walls = stage_walls(spec['stage'])
+    if walls is None:
+        return {}
+    outline = footprint_of(vehicle_config(spec))
+    blocked, meta = walls.blocked, walls.meta
+    least = CLEARANCE_REACH_M
+    for x, y, yaw in zip(states['x'].tolist(), states['y'].tolist(), states['yaw'].tolist()):
+        least = min(least, wall_clearance(blocked, meta, box_at(x, y, yaw, outline), least)[0])
+    end_ns = round(states['t'][-1] * 1e9) if len(states['t']) else 0
+    return {'collisions': float(sum(1 for t in contacts_ns if t <= end_ns)),
+            'min_clearance_m': float(least)}
+
+
+def evaluate(spec: Dict[str, Any], result: Dict[str, Any], contacts_ns=()) -> Dict[str, Any]:
+    """Return the scenario's metrics (its kind's, then the world's) and their time series."""
+    evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
+    evaluated['metrics'].update(world_metrics(spec, result['states'], contacts_ns))
+    return evaluated
 
 
 METRIC_FUNCTIONS = {'path': path_metrics, 'drift': drift_metrics,

@@ -33,10 +33,10 @@ from typing import Any, Callable, Dict, List
 
 from nav_msgs.msg import Odometry
 import numpy as np
-from rally_sim_msgs.msg import WheelSlip
+from rally_sim_msgs.msg import Collision, WheelSlip
 
 from .metrics import (
-    cut, LAP_CHECK_EVERY, lap_end, LapCounter, METRIC_FUNCTIONS, quaternion_yaw, state_table)
+    cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw, state_table)
 from .spec import (
     actuation_overrides, controller_command, CONTROLLER_NODE, draw_seed, first_answered_ns,
     load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError, sensor_file,
@@ -95,6 +95,10 @@ class Observer:
                                    (WheelSlip, 'wheel_slip', self.slip))[:2 if slip else 1]:
             self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
                 _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
+        self.contacts_ns: List[int] = []      # the car's collisions (time of each)
+        self.node.create_subscription(
+            Collision, 'collision', lambda m: self.contacts_ns.append(
+                m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec), QUEUE_DEPTH)
         self.recorder = None
         if record:
             from ..ros.recording import BagRecorder, RECORDED_TOPICS
@@ -280,17 +284,8 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         rclpy.try_shutdown()
     states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
     states = cut(states, lap_end(spec, path, states))
-    return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall}
-
-
-def judge(metrics: Dict[str, float], thresholds: Dict[str, Dict[str, float]]):
-    """Return {metric: {value, min/max, passed}} and whether all passed."""
-    verdicts = {}
-    for metric, bound in thresholds.items():
-        value = metrics[metric]
-        passed = bool(value >= bound.get('min', -math.inf) and value <= bound.get('max', math.inf))
-        verdicts[metric] = {**bound, 'value': value, 'passed': passed}
-    return verdicts, all(v['passed'] for v in verdicts.values())
+    return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall,
+            'contacts_ns': list(observer.contacts_ns)}
 
 
 def plot_report(spec, result, series, path_png: str) -> None:
@@ -342,7 +337,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     slip: see run() (the metrics do not read it).
     """
     result = run(spec, folder, stop, record, start, slip)
-    evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
+    evaluated = evaluate(spec, result, result['contacts_ns'])
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],

@@ -42,6 +42,9 @@ METRICS = {
     'figure_eight': ('lateral_error_rms_m', 'lateral_error_max_m', 'transitions',
                      'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
 }
+WORLD_METRICS = ('collisions', 'min_clearance_m')
+"""Metrics of every scenario on a stage with walls (scenarios/metrics.py's world_metrics); one
+with no threshold on collisions fails on the first (collisions: {max: 0})."""
 TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
 """Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
 EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
@@ -53,8 +56,9 @@ CONTROLLER_NODE = 'scenario_controller'
 """The runner names the controller's node so, whatever its own name, the simulator knows
 whom to wait for."""
 CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
-                         'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller')
-"""Our example controllers, which read no clock (each answer carries its state's stamp):
+                         'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller',
+                         'rally_sim.ros.gap_follower')
+"""Our example controllers, which read no clock (each answer carries its input's stamp):
 started without use_sim_time, as /clock would cost each control period a message in the
 simulator and a callback in the controller, and change nothing."""
 RUNNER_NODE = 'scenario_runner'
@@ -108,6 +112,9 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
     if spec['metrics'] not in METRICS:
         raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
     known = METRICS[spec['metrics']]
+    if stage_walls(spec['stage']) is not None:
+        known += WORLD_METRICS
+        spec['thresholds'].setdefault('collisions', {'max': 0})
     for metric, bound in spec['thresholds'].items():
         if metric not in known or not isinstance(bound, dict) or \
                 not set(bound) <= {'min', 'max'} or not bound:

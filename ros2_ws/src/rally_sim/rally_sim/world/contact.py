@@ -95,9 +95,19 @@ def wall_clearance(blocked: np.ndarray, meta: np.ndarray, box: np.ndarray, reach
     first_r, last_r = max(int(math.floor(low_v - margin)), 0), min(int(high_v + margin), rows - 1)
     best, at_x, at_y = reach, np.nan, np.nan
     cell = np.empty((4, 2))
+    # A cell whose centre lies farther from the footprint than best plus its half
+    # diagonal cannot come nearer than best: skipped before the exact test.
+    half_diagonal = resolution * math.sqrt(0.5)
+    bc, bs = math.cos(box[BOX_YAW]), math.sin(box[BOX_YAW])
     for r in range(first_r, last_r + 1):
         for col in range(first_c, last_c + 1):
             if not blocked[rows - 1 - r, col]:
+                continue
+            u, v = (col + 0.5) * resolution, (r + 0.5) * resolution
+            dx, dy = ox + c * u - s * v - box[BOX_X], oy + s * u + c * v - box[BOX_Y]
+            along = max(abs(bc * dx + bs * dy) - box[BOX_HALF_LENGTH], 0.0)
+            across = max(abs(-bs * dx + bc * dy) - box[BOX_HALF_WIDTH], 0.0)
+            if math.hypot(along, across) - half_diagonal >= best:
                 continue
             for k, (du, dv) in enumerate(((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))):
                 u, v = (col + du) * resolution, (r + dv) * resolution

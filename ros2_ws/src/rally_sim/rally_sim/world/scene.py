@@ -120,7 +120,11 @@ def prepare() -> None:
 
 def box(state: np.ndarray, outline: Footprint) -> np.ndarray:
     """Return a footprint row (raycast's BOX_* columns) of a car in `state`."""
-    x, y, yaw = float(state[X]), float(state[Y]), float(state[YAW])
+    return box_at(float(state[X]), float(state[Y]), float(state[YAW]), outline)
+
+
+def box_at(x: float, y: float, yaw: float, outline: Footprint) -> np.ndarray:
+    """Return the footprint row of a car whose CG stands at (x, y) heading yaw."""
     row = np.empty(5)
     row[BOX_X] = x + math.cos(yaw) * outline.ahead_of_cg_m
     row[BOX_Y] = y + math.sin(yaw) * outline.ahead_of_cg_m

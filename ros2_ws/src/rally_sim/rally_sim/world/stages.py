@@ -331,6 +331,21 @@ def start_pose(path: np.ndarray) -> Tuple[float, float, float]:
     return float(x), float(y), math.atan2(ahead_y - y, ahead_x - x)
 
 
+def pose_behind(path: np.ndarray, distance_m: float) -> Tuple[float, float, float]:
+    """Return the pose distance_m behind a closed path's first point along it, heading along it."""
+    back = np.vstack([path[:1], path[::-1]])        # from the first point backwards, round
+    lengths = np.hypot(*np.diff(back, axis=0).T)
+    along = np.concatenate(([0.0], np.cumsum(lengths)))
+    distance_m %= along[-1]
+    k = min(int(np.searchsorted(along, distance_m, side='right')) - 1, len(lengths) - 1)
+    share = (distance_m - along[k]) / lengths[k] if lengths[k] > 0.0 else 0.0
+    x, y = back[k] + share * (back[k + 1] - back[k])
+    (ahead_x, ahead_y), (x0, y0) = back[k], back[k + 1]
+    if distance_m == 0.0:
+        return start_pose(path)
+    return float(x), float(y), math.atan2(ahead_y - y0, ahead_x - x0)
+
+
 def read_path(path: str) -> np.ndarray:
     """Read a path CSV (columns x, y) into an (N, 2) array; raise ValueError if malformed."""
     with open(path, newline='', encoding='utf-8') as stream:

@@ -40,6 +40,8 @@ CASES = {
     # keys changed (the simulator loads the profile written for the run)
     'follower_sensor_overrides': ('path_follow_typical', {'duration_s': 6.0, 'sensor_overrides': {
         'odometry.position.stddev': 0.3, 'odometry.delay_s': 0.04}}),
+    # the gap follower, which answers the lidar's scan: a third of a lap of the track
+    'gap_follower': ('gap_follow_track', {'duration_s': 7.0, 'thresholds': {}}),
 }
 
 
@@ -165,3 +167,18 @@ def test_the_drifts_on_snow_and_tarmac_pass_in_process(name):
     result = run_scenario(spec)
     assert result['passed'], result['metrics']
     assert result['metrics']['sideslip_error_rms_deg'] < 0.01
+
+
+def test_too_fast_on_the_rally_stage_the_path_follower_hits_a_barrier_and_fails_on_it():
+    spec = load_scenario('path_follow')
+    spec['seed_in_use'] = 0
+    spec['controller']['params'] = {'target_speed_m_s': 20.0, 'lateral_accel_limit_m_s2': 20.0}
+    result = run_scenario(spec)
+    assert result['metrics']['collisions'] == 1.0       # halted where it touched: only once
+    assert result['metrics']['min_clearance_m'] == 0.0
+    assert result['thresholds']['collisions'] == {'max': 0, 'value': 1.0, 'passed': False}
+    assert not result['passed']
+    # at the shipped speed it clears every barrier and tree
+    spec['controller']['params'] = {}
+    clear = run_scenario(spec)['metrics']
+    assert clear['collisions'] == 0.0 and clear['min_clearance_m'] > 1.0

@@ -27,7 +27,7 @@ NON_DEFAULT = {
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
     'sensors': 'typical', 'seed': 4711, 'tf_source': 'none', 'publish_stage': False,
     'trail_length_s': 12.5, 'trail_colour': 'slip', 'map': 'none', 'contact': 'off',
-    'cmd_vel_stamped': True}
+    'cmd_vel_stamped': True, 'cars': ['red', 'blue']}
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""
 
 
@@ -89,7 +89,7 @@ BAD_FILES = {
     'no vehicle': ('vehicle: nosuchcar', "'nosuchcar'", 'presets: arcade_group2'),
     'no surface': ('surface: nosuch', "'nosuch'",
                    'a stage (figure_eight, hill_stage, rally_stage'),
-    'no profile': ('sensors: perfect', "'perfect'", 'shipped: ideal, rough, typical'),
+    'no profile': ('sensors: perfect', "'perfect'", 'shipped: f1tenth, ideal, rough, typical'),
     'bad seed': ('seed: lucky', "'seed'", 'must be an integer or random'),
     'negative seed': ('seed: -4', "'seed'", 'out of range'),
     'no map': ('map: nowhere', "'map'", "no occupancy map 'nowhere': not a stage with one"),

@@ -56,3 +56,29 @@ def test_a_drift_never_regained_and_the_offset_from_the_branch_driven_are_measur
     # at the crossing the other circle is 0.5 m away on the other side: tracked, not snapped
     assert m['lateral_error_max_m'] == pytest.approx(0.5, abs=0.01)
     assert m['lateral_error_rms_m'] == pytest.approx(0.5, abs=0.01)
+
+
+def test_world_metrics_clearance_to_the_track_s_walls_and_collisions_up_to_the_end():
+    from rally_sim.scenarios.metrics import world_metrics
+    path = read_path(config_file('stages/track_path.csv'))
+    ahead = path[201] - path[200]
+    heading = math.atan2(ahead[1], ahead[0])
+    left = np.array([-ahead[1], ahead[0]]) / np.hypot(*ahead)
+    spec = {'stage': 'track', 'vehicle': 'f1tenth', 'vehicle_overrides': {}, 'actuation': {}}
+    t = np.array([0.0, 0.5, 1.0])
+
+    def states(offsets_m):
+        points = path[200] + np.outer(offsets_m, left)
+        return {'t': t, 'x': points[:, 0], 'y': points[:, 1], 'yaw': np.full(3, heading)}
+
+    # on the centre line of a straight 2.4 m wide: 1.2 m less half the car's 0.31 m
+    centred = world_metrics(spec, states([0.0, 0.0, 0.0]), contacts_ns=[])
+    assert centred['collisions'] == 0.0
+    assert centred['min_clearance_m'] == pytest.approx(1.2 - 0.155, abs=0.05)     # a cell
+    # 0.5 m to the left: 0.5 m less; 1.1 m: in the wall
+    assert world_metrics(spec, states([0.0, 0.5, 0.0]), [])['min_clearance_m'] == \
+        pytest.approx(1.2 - 0.155 - 0.5, abs=0.05)
+    crashed = world_metrics(spec, states([0.0, 0.5, 1.1]),
+                            contacts_ns=[900_000_000, 1_500_000_000])
+    assert crashed == {'collisions': 1.0, 'min_clearance_m': 0.0}    # the one before the end
+    assert world_metrics(dict(spec, stage='skid_pad'), states([0.0] * 3), []) == {}

@@ -59,7 +59,12 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     assert custom['rally_sim.seed'] == str(report['seed']) == '0'
     assert custom['rally_sim.sensors'] == report['sensors']
     if name == 'path_follow':   # ideal sensors, no actuators: the run of before, bit for bit
-        assert report['metrics'] == PATH_FOLLOW_BEFORE_SENSORS
+        assert {k: report['metrics'][k] for k in PATH_FOLLOW_BEFORE_SENSORS} == \
+            PATH_FOLLOW_BEFORE_SENSORS
+        assert report['metrics']['collisions'] == 0.0     # the stage's barriers since issue 36
+    if name == 'gap_follow_track':      # two laps on the lidar alone, touching nothing
+        assert report['metrics']['collisions'] == 0.0 and report['sensors'] == 'f1tenth'
+        assert '/scan' in decoded and len(decoded['/scan'][0].ranges) == 1080
     if name.endswith('_typical'):
         assert report['sensors'] == 'typical' and report['actuation']['steer']['delay_s'] > 0
         assert {'/gnss/fix', '/wheel_encoders', '/steering_angle'} <= set(decoded)
