@@ -5,11 +5,12 @@ Benchmark of the simulator node over DDS, with the node in its own process.
 
 Prints the odometry rate and its jitter in real-time pacing (wall-clock
 inter-arrival times at this client, which subscribes to every output), the
-node's CPU use meanwhile (sensor profiles ideal and typical), the lockstep
+node's CPU use meanwhile (sensor profiles ideal and typical; and the
+F1TENTH car on the track with its lidar, driven by the gap follower), the lockstep
 throughput (simulated steps per wall second through the `step` service for a
-few batch sizes), and the closed-loop real-time factor of the path_follow and
-path_follow_typical scenarios (controller in its own process, synchronous
-mode). The issue's targets and the before figures are printed
+few batch sizes), and the closed-loop real-time factor of the path_follow,
+path_follow_typical, gap_follow_track and two_cars_track scenarios
+(controllers in their own processes, synchronous mode). The issue's targets and the before figures are printed
 beside them; nothing is asserted.
 """
 
@@ -96,6 +97,39 @@ def realtime(node, seconds: float, sensors: str) -> None:
     print(f'  node CPU {100.0 * cpu:.1f} % of one core ({CPU_BEFORE[sensors]})')
 
 
+def f1tenth_realtime(node, seconds: float) -> None:
+    """Measure the node's CPU in real time with the F1TENTH car, its lidar and the track."""
+    from sensor_msgs.msg import LaserScan
+    process = start_node('vehicle:=f1tenth', 'surface:=track', 'sensors:=f1tenth',
+                         'command_mode:=speed', 'publish_rate_hz:=40.0')
+    driver = subprocess.Popen([sys.executable, '-m', 'rally_sim.ros.gap_follower'],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scans, odometry = [], []
+    node.create_subscription(LaserScan, 'scan', lambda m: scans.append(m.header.stamp), 100)
+    node.create_subscription(Odometry, 'odom', lambda m: odometry.append(m.twist.twist.linear.x),
+                             100)
+    executor = EventsExecutor()
+    executor.add_node(node)
+    deadline = time.monotonic() + 30.0
+    while (len(scans) < 40 or not odometry or odometry[-1] < 1.0) and \
+            time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    scans.clear()
+    cpu0, wall0 = cpu_seconds(process.pid), time.monotonic()
+    while time.monotonic() - wall0 < seconds:
+        executor.spin_once(timeout_sec=0.05)
+    executor.remove_node(node)
+    wall = time.monotonic() - wall0
+    cpu = (cpu_seconds(process.pid) - cpu0) / wall
+    moving = odometry[-1] if odometry else 0.0
+    stop_node(driver)
+    stop_node(process)
+    print(f'real time, the F1TENTH car on the track: lidar 1,080 beams at 40 Hz, contact '
+          f'checks, the gap follower driving ({moving:.1f} m/s at the end), {seconds:g} s:')
+    print(f'  scans {len(scans) / wall:.1f} Hz; node CPU {100.0 * cpu:.1f} % of one core '
+          '(target, issue 36: <= 15 %)')
+
+
 def lockstep(node) -> None:
     """Measure simulated steps per wall second through the step service."""
     process = start_node('pacing:=lockstep', 'command_timeout_s:=0.0', 'initial_speed:=10.0')
@@ -158,6 +192,8 @@ def main(argv=None) -> int:
             realtime(node, args.seconds, sensors)
             node.destroy_node()
             node = rclpy.create_node(f'rally_sim_bench_{sensors}')
+        f1tenth_realtime(node, args.seconds)
+        node.destroy_node()
         node = rclpy.create_node('rally_sim_bench_lockstep')   # no subscriptions: none built
         lockstep(node)
     finally:
@@ -167,6 +203,9 @@ def main(argv=None) -> int:
                 'the same day): the loop x46.2')
     closed_loop('path_follow_typical', 'target >= x20 (issue 24), typical sensors and a 0.2 s '
                 'steering dead time')
+    closed_loop('gap_follow_track', 'target >= x20 (issue 36): the gap follower on 1,080 lidar '
+                'beams a control period')
+    closed_loop('two_cars_track', 'no target: two cars, two lidars, two controllers')
     return 0
 
 

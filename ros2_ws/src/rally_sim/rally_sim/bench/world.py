@@ -8,8 +8,8 @@ range noise) at poses round the track's centre line, the time a scan takes
 (the beams cast through the walls and another car, then its errors) and
 the share of one core that 40 scans a second take, beside issue 36's
 target (at most 5 %). Then the cost of the contact checks for a car
-driving the track, as a share of a core at real time (1 kHz physics).
-Nothing is asserted.
+driving the track, as a share of a core at real time (1 kHz physics), and
+gap_follow_track's closed loop in-process. Nothing is asserted.
 """
 
 import argparse
@@ -90,6 +90,18 @@ def contact_cost(repeat: int, seconds: float = 5.0) -> float:
     return (costs[0] - costs[1]) / seconds
 
 
+def gap_follow_in_process() -> float:
+    """Return simulated over CPU seconds of gap_follow_track run in-process (the whole run)."""
+    from ..campaign.inprocess import run_scenario
+    from ..scenarios.spec import load_scenario
+    spec = load_scenario('gap_follow_track')
+    spec['seed_in_use'] = 0
+    run_scenario(dict(spec, duration_s=1.0))        # load what it needs first
+    start = time.process_time()
+    result = run_scenario(spec)
+    return result['simulated_s'] / (time.process_time() - start)
+
+
 def main(argv=None) -> int:
     """Print the figures."""
     parser = argparse.ArgumentParser(prog='python -m rally_sim.bench.world',
@@ -107,6 +119,10 @@ def main(argv=None) -> int:
     contact = contact_cost(args.repeat)
     print(f'contact checks of a V40 in the track (0.27 m from each wall) at 1 m/s, 1 kHz '
           f'physics: {contact:.1%} of a core at real time')
+    factor = gap_follow_in_process()
+    print(f'gap_follow_track in-process (the session and the gap follower\'s law in one '
+          f'process, no ROS): x{factor:.1f} real time on one core (through ROS: '
+          'python -m rally_sim.bench.node)')
     return 0
 
 

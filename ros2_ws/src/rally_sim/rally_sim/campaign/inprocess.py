@@ -21,16 +21,21 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from .controllers import check_controller, closed_path, law_for, planar, planar_of
-from ..control.interface import PlanarState, quaternion, scan_of, WheelState
+from ..control.interface import quaternion, scan_of, WheelState
+from ..control.laws import Law
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..resources import config_file
 from ..scenarios.metrics import (
-    cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw, STATE_COLUMNS)
-from ..scenarios.spec import PHYSICS_RATE_HZ, stage_surface, stage_walls, vehicle_config
+    contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
+    STATE_COLUMNS)
+from ..scenarios.spec import (
+    car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, stage_surface, stage_walls,
+    vehicle_config)
 from ..sensors import load_profile
 from ..sim import Front, Session, Start
+from ..sim.session import car_seed
 
 NODE_DEFAULTS = {'command_timeout_s': 0.5, 'timeout_brake_torque_n_m': 1000.0}
 """The simulator's parameters that a scenario run leaves at their defaults."""
@@ -44,102 +49,64 @@ class InProcessError(ValueError):
 def supported(spec: Dict[str, Any]) -> Optional[str]:
     """Return why the in-process engine cannot run `spec`, or None if it can."""
     try:
-        check_controller(spec['controller'])
+        for controller in [spec['controller']] + [o['controller'] for o in spec['opponents']]:
+            check_controller(controller)
     except ValueError as error:
         return str(error)
     return None
 
 
-class InProcessRun(Front):
-    """One scenario run: the simulator's session and the controller's law, in turn."""
+class Driver:
+    """A car's controller in the run: its law, and the odometry or scan it is to answer."""
 
-    def __init__(self, spec: Dict[str, Any], path: ClosedPath):
-        """Build the session with the car at the path's start, and the law."""
-        try:
-            self.law = law_for(spec['controller'])
-        except ValueError as error:
-            raise InProcessError(str(error)) from None
-        self.spec, self.path = spec, path
-        start_x, start_y = path.points[0]
-        self.session = Session(
-            Vehicle(vehicle_config(spec), stage_surface(spec['stage'])),
-            load_profile(spec['sensors'], spec['sensor_overrides']), spec['seed_in_use'],
-            physics_rate_hz=PHYSICS_RATE_HZ, publish_rate_hz=1.0 / spec['control_period_s'],
-            settings=dict(NODE_DEFAULTS, command_mode=spec['command_mode']),
-            start=Start(float(start_x), float(start_y),
-                        path.locate(start_x, start_y).heading_rad,
-                        float(spec['initial_speed_m_s'])),
-            logger=logging.getLogger('rally_sim.inprocess'), front=self,
-            occupancy=stage_walls(spec['stage']))
-        self.vehicle = self.session.vehicle
-        self.reads_scan = getattr(self.law, 'reads', 'odometry') == 'scan'
-        sensors = self.session.sensors
+    def __init__(self, law: Law, car, spec: Dict[str, Any]):
+        """Drive `car` (a session's Car) by `law`."""
+        self.law, self.car = law, car
+        self.reads_scan = getattr(law, 'reads', 'odometry') == 'scan'
+        sensors = car.sensors
         self.odometry_is_truth = 'odometry' in sensors.with_outputs
         self.scan_is_truth = self.reads_scan and 'lidar' in sensors.with_outputs
         if self.reads_scan and 'lidar' not in sensors.profile.channels:
             raise InProcessError(f"the controller reads scan: sensors '{spec['sensors']}' "
                                  'has no lidar')
-        self.truth: Dict[int, tuple] = {}
         self.wheels: Dict[int, WheelState] = {}
-        self.odometry: Optional[Tuple[int, PlanarState]] = None   # stamp [ns], as read
-        self.scan = None        # (stamp [ns], Scan) for a law that reads the lidar
+        self.pending = None
+        """(stamp [ns], PlanarState or Scan): what the controller answers next."""
 
-    def failed(self, error: FloatingPointError) -> None:
-        """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
-        raise RuntimeError(f'{error} (the ROS run would restart from the initial state)')
-
-    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
-        """Keep the truth at a publishing instant; note the odometry (or scan) delivered."""
+    def note(self, now_ns: int, truth: Optional[tuple], orientation, delivered) -> bool:
+        """Note what the controller reads now (truth: the instant's row, if published)."""
         odometry = None
-        if publish:
-            orientation = self._keep_truth(now_ns)
+        if truth is not None:
             if self.odometry_is_truth:     # measured with the outputs: the truth, now
-                _, x, y, _, vx, vy, yaw_rate, _ = self.truth[now_ns]
+                _, x, y, _, vx, vy, yaw_rate, _ = truth
                 odometry = (now_ns, planar_of(x, y, orientation, vx, vy, yaw_rate))
             if self.scan_is_truth:
-                delivered = delivered + self.session.sensors.measure_now(
-                    now_ns, self.vehicle, ['lidar'])
+                delivered = delivered + self.car.sensors.measure_now(
+                    now_ns, self.car.vehicle, ['lidar'])
+            if self.law.wants_wheels:       # the controller's wheel_slip message
+                vehicle = self.car.vehicle
+                self.wheels[now_ns] = WheelState(vehicle.state[OMEGA:OMEGA + 4].tolist(),
+                                                 vehicle.outputs[STEER_ANGLE].tolist())
+        scan = None
         for measurement in delivered:
             if measurement.channel == 'odometry':
                 odometry = (measurement.stamp_ns, planar(measurement))
             elif measurement.channel == 'lidar' and self.reads_scan:
-                self.scan = (measurement.stamp_ns, self._scan(measurement))
-        if odometry is not None:
-            self.odometry = odometry
-        return (self.scan if self.reads_scan else odometry) is not None
+                scan = (measurement.stamp_ns, self._scan(measurement))
+        read = scan if self.reads_scan else odometry
+        if read is not None:
+            self.pending = read
+        return read is not None
 
     def _scan(self, measurement):
         """Return the Scan a node reads from the simulator's LaserScan of a measurement."""
-        geometry = self.session.sensors.profile.channels['lidar'].geometry
+        geometry = self.car.sensors.profile.channels['lidar'].geometry
         return scan_of(measurement.values['ranges'], geometry['field_of_view_rad'],
                        geometry['range_min_m'], geometry['range_max_m'])
 
-    def _keep_truth(self, now_ns: int) -> List[float]:
-        """
-        Keep the true state now as the runner reads ground_truth/odom and wheel_slip.
-
-        Returns the orientation quaternion (x, y, z, w) of the truth's messages.
-        """
-        s = self.vehicle.state
-        _, pitch, roll = self.vehicle.ground()
-        orientation = quaternion(roll, pitch, float(s[YAW]))
-        slip = max(map(abs, self.vehicle.outputs[SLIP_ANGLE].tolist()))    # finite: as np.max
-        x, y, _, vx, vy, yaw_rate = s[X:YAW_RATE + 1].tolist()   # X Y YAW VX VY YAW_RATE
-        self.truth[now_ns] = (now_ns / 1e9, x, y, quaternion_yaw(*orientation), vx, vy,
-                              yaw_rate, slip)
-        if self.law.wants_wheels:       # the controller's wheel_slip message
-            self.wheels[now_ns] = WheelState(s[OMEGA:OMEGA + 4].tolist(),
-                                             self.vehicle.outputs[STEER_ANGLE].tolist())
-        return orientation
-
     def answer(self) -> None:
         """Answer the odometry (or scan) with the law; take its messages as the node does."""
-        if self.reads_scan:
-            (stamp_ns, scan), self.scan = self.scan, None
-            for command in self.law.answer(stamp_ns, scan, None):
-                self.session.take(command)
-            return
-        (stamp_ns, state), self.odometry = self.odometry, None
+        (stamp_ns, read), self.pending = self.pending, None
         wheels = None
         if self.law.wants_wheels:       # answered once wheel_slip of its stamp is there
             wheels = self.wheels.get(stamp_ns)
@@ -149,8 +116,95 @@ class InProcessRun(Front):
                     'answers odometry stamped at the publishing instants only (a sensor '
                     'profile whose odometry is measured with the outputs)')
             self.wheels = {t: w for t, w in self.wheels.items() if t > stamp_ns}
-        for command in self.law.answer(stamp_ns, state, wheels):
-            self.session.take(command)
+        for command in self.law.answer(stamp_ns, read, wheels):
+            self.car.take(command)
+
+
+class Opponent(Front):
+    """Another car of the run: its driver, and its poses at the publishing instants."""
+
+    def __init__(self, run: 'InProcessRun'):
+        """Fail as the run fails."""
+        self.run = run
+        self.driver: Optional[Driver] = None
+        self.poses: Dict[int, Tuple[float, float, float]] = {}
+
+    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
+        """Keep the pose at a publishing instant; note what the controller reads."""
+        truth = orientation = None
+        if publish:
+            truth, orientation = truth_row(self.driver.car.vehicle, now_ns)
+            self.poses[now_ns] = (truth[1], truth[2], truth[3])
+        return self.driver.note(now_ns, truth, orientation, delivered)
+
+    def failed(self, error: FloatingPointError) -> None:
+        """Non-finite physics: as the run's first car."""
+        self.run.failed(error)
+
+
+def truth_row(vehicle: Vehicle, now_ns: int):
+    """
+    Return the true state now as the runner reads ground_truth/odom and wheel_slip.
+
+    A row of STATE_COLUMNS, and the orientation quaternion (x, y, z, w) of
+    the truth's messages.
+    """
+    s = vehicle.state
+    _, pitch, roll = vehicle.ground()
+    orientation = quaternion(roll, pitch, float(s[YAW]))
+    slip = max(map(abs, vehicle.outputs[SLIP_ANGLE].tolist()))    # finite: as np.max
+    x, y, _, vx, vy, yaw_rate = s[X:YAW_RATE + 1].tolist()   # X Y YAW VX VY YAW_RATE
+    return (now_ns / 1e9, x, y, quaternion_yaw(*orientation), vx, vy, yaw_rate,
+            slip), orientation
+
+
+class InProcessRun(Front):
+    """One scenario run: the simulator's session and the controllers' laws, in turn."""
+
+    def __init__(self, spec: Dict[str, Any], path: ClosedPath):
+        """Build the session with the cars at their starts, and the laws."""
+        try:
+            laws = [law_for(spec['controller'])] + [law_for(o['controller'])
+                                                   for o in spec['opponents']]
+        except ValueError as error:
+            raise InProcessError(str(error)) from None
+        self.spec, self.path = spec, path
+        profile = load_profile(spec['sensors'], spec['sensor_overrides'])
+        starts = car_starts(spec, path)
+        names = car_names(spec)
+        settings = dict(NODE_DEFAULTS, command_mode=spec['command_mode'])
+        self.session = Session(
+            Vehicle(vehicle_config(spec), stage_surface(spec['stage'])),
+            profile, spec['seed_in_use'],
+            physics_rate_hz=PHYSICS_RATE_HZ, publish_rate_hz=1.0 / spec['control_period_s'],
+            settings=settings, start=Start(*starts[0], float(spec['initial_speed_m_s'])),
+            logger=logging.getLogger('rally_sim.inprocess'), front=self,
+            occupancy=stage_walls(spec['stage']), name=names[0])
+        self.opponents = []
+        for k, opponent in enumerate(spec['opponents'], start=1):
+            front = Opponent(self)
+            car = self.session.add_car(
+                names[k], Vehicle(opponent_config(spec, opponent), stage_surface(spec['stage'])),
+                profile, car_seed(spec['seed_in_use'], k), settings=settings,
+                start=Start(*starts[k], float(spec['initial_speed_m_s'])), front=front)
+            front.driver = Driver(laws[k], car, spec)
+            self.opponents.append(front)
+        self.vehicle = self.session.vehicle
+        self.driver = Driver(laws[0], self.session.cars[0], spec)
+        self.drivers = [self.driver] + [o.driver for o in self.opponents]
+        self.truth: Dict[int, tuple] = {}
+
+    def failed(self, error: FloatingPointError) -> None:
+        """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
+        raise RuntimeError(f'{error} (the ROS run would restart from the initial state)')
+
+    def emit(self, now_ns: int, publish: bool, markers: bool, delivered) -> bool:
+        """Keep the truth at a publishing instant; note what the controller reads."""
+        truth = orientation = None
+        if publish:
+            truth, orientation = truth_row(self.vehicle, now_ns)
+            self.truth[now_ns] = truth
+        return self.driver.note(now_ns, truth, orientation, delivered)
 
     def run(self) -> Dict[str, Any]:
         """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
@@ -162,8 +216,9 @@ class InProcessRun(Front):
         stamp, stamps = 0, []
         while True:
             while stamp + period_ns not in self.truth:
-                if (self.scan if self.reads_scan else self.odometry) is not None:
-                    self.answer()
+                for driver in self.drivers:
+                    if driver.pending is not None:
+                        driver.answer()
                 before = session.sim_steps
                 session.advance(MAX_STEPS, until_state=True)
                 if session.sim_steps == before:
@@ -176,11 +231,16 @@ class InProcessRun(Front):
             stamp += period_ns
         columns = list(zip(*(self.truth[s] for s in stamps)))
         states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
-        result = {'path': path, 'states': cut(states, lap_end(spec, path, states))}
-        evaluated = evaluate(spec, result, [c.time_ns for c in session.contacts.events])
+        states = cut(states, lap_end(spec, path, states))
+        others = [np.array([o.poses[s] for s in stamps[:len(states['t'])]])
+                  for o in self.opponents]
+        result = {'path': path, 'states': states, 'others': others}
+        contacts = [contact_report(c.time_ns, c.car, c.other, c.x, c.y)
+                    for c in session.contacts.events]
+        evaluated = evaluate(spec, result, [c['time_ns'] for c in contacts])
         verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
         return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
-                'simulated_s': float(evaluated['series']['t'][-1])}
+                'simulated_s': float(evaluated['series']['t'][-1]), 'contacts': contacts}
 
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:

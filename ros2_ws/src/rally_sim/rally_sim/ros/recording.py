@@ -39,6 +39,16 @@ RECORDED_TOPICS = {
 }
 """What a run's bag holds: every topic the simulator and our controllers publish."""
 
+NODE_TOPICS = {'/tf', '/tf_static', '/clock', 'stage/surface', 'stage/path', 'map', 'collision'}
+"""The simulator's own topics; the others are each car's (under its name, one of several)."""
+
+
+def recorded_topics(cars) -> Dict[str, type]:
+    """Return the topics a bag of these cars holds (names; [''] for a lone car)."""
+    return {(topic if topic in NODE_TOPICS or not car else f'{car}/{topic}'): kind
+            for car in cars for topic, kind in RECORDED_TOPICS.items()}
+
+
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80

@@ -54,6 +54,7 @@ from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
 from ..sim import Front, prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
+from ..sim.session import car_seed
 from ..sim.reports import non_finite
 from ..world.scene import footprint_of
 from ..world.stage_view import path_file
@@ -63,8 +64,6 @@ TRAIL_COLOURS = ('magenta', 'cyan', 'yellow', 'white')
 """The trails of the second and later cars of a node."""
 CAR_GAP_M = 1.0
 """The gap between the cars of a node at their default starts [m]."""
-SEED_STRIDE = 7919
-"""Car k's sensors draw from seed + k SEED_STRIDE (mod 2^31): each car its own errors."""
 MAX_STEPS_PER_CALL = 1_000_000
 """The most physics steps one `step` call takes (1000 s of simulated time at 1 kHz)."""
 
@@ -245,7 +244,7 @@ class SimulatorNode(Node):
                               contact=s['contact'], name=names[0])
             for k in range(1, len(names)):
                 session.add_car(names[k], vehicles[k], profile,
-                                (self.seed + k * SEED_STRIDE) % 2 ** 31, settings=s,
+                                car_seed(self.seed, k), settings=s,
                                 start=self._start(vehicles, k),
                                 front=self.fronts[k])
         except SensorError as error:

@@ -10,11 +10,12 @@ from typing import Any, Dict
 
 import numpy as np
 
-from .spec import drift_target, stage_surface, stage_walls, TARGET_METRICS, vehicle_config
+from .spec import (
+    drift_target, opponent_config, stage_surface, stage_walls, TARGET_METRICS, vehicle_config)
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
 from ..physics import SURFACE_GRIP
-from ..world.contact import wall_clearance
+from ..world.contact import corners, quad_clearance, wall_clearance
 from ..world.scene import box_at, footprint_of
 from ..world.stages import STAGES
 
@@ -199,32 +200,63 @@ def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[s
     return {'metrics': metrics, 'series': series}
 
 
-def world_metrics(spec: Dict[str, Any], states: Dict[str, np.ndarray],
-                  contacts_ns) -> Dict[str, float]:
+def world_metrics(spec: Dict[str, Any], states: Dict[str, np.ndarray], contacts_ns,
+                  others=(), path: ClosedPath = None) -> Dict[str, float]:
     """
-    Return the contact metrics on a stage with walls ({} on open ground).
+    Return the contact metrics on a stage with walls or among cars ({} alone on open ground).
 
-    collisions: the contacts (their times [ns], `contacts_ns`) up to the last
-    state; min_clearance_m: the least distance from the car's footprint to a
-    wall over the states (at most CLEARANCE_REACH_M; 0: touching).
+    collisions: the contacts of every car (their times [ns], `contacts_ns`) up
+    to the last state; min_clearance_m: the least distance from the car's
+    footprint to a wall or another car over the states (at most
+    CLEARANCE_REACH_M; 0: touching). With other cars (`others`: each one's
+    x, y, yaw at the states), passes: how often the car got ahead of one
+    along `path`.
     """
     walls = stage_walls(spec['stage'])
-    if walls is None:
+    if walls is None and not len(others):
         return {}
     outline = footprint_of(vehicle_config(spec))
-    blocked, meta = walls.blocked, walls.meta
+    blocked, meta = (walls.blocked, walls.meta) if walls is not None else (None, None)
+    outlines = [footprint_of(opponent_config(spec, o)) for o in spec.get('opponents', [])]
     least = CLEARANCE_REACH_M
-    for x, y, yaw in zip(states['x'].tolist(), states['y'].tolist(), states['yaw'].tolist()):
-        least = min(least, wall_clearance(blocked, meta, box_at(x, y, yaw, outline), least)[0])
+    poses = zip(states['x'].tolist(), states['y'].tolist(), states['yaw'].tolist())
+    for k, (x, y, yaw) in enumerate(poses):
+        row = box_at(x, y, yaw, outline)
+        if blocked is not None:
+            least = min(least, wall_clearance(blocked, meta, row, least)[0])
+        for other, other_outline in zip(others, outlines):
+            theirs = box_at(*(float(v) for v in other[k]), other_outline)
+            least = min(least, quad_clearance(corners(row), corners(theirs)))
     end_ns = round(states['t'][-1] * 1e9) if len(states['t']) else 0
-    return {'collisions': float(sum(1 for t in contacts_ns if t <= end_ns)),
-            'min_clearance_m': float(least)}
+    metrics = {'collisions': float(sum(1 for t in contacts_ns if t <= end_ns)),
+               'min_clearance_m': float(least)}
+    if len(others):
+        metrics['passes'] = float(sum(_passes(path, states['x'], states['y'], other)
+                                      for other in others))
+    return metrics
+
+
+def _passes(path: ClosedPath, xs: np.ndarray, ys: np.ndarray, other: np.ndarray) -> int:
+    """Return how often the car (xs, ys) got ahead of the other car along the path."""
+    if len(xs) == 0:
+        return 0
+    mine, _ = path.track(xs, ys, start_m=path.locate(xs[0], ys[0]).progress_m)
+    theirs, _ = path.track(other[:, 0], other[:, 1],
+                           start_m=path.locate(other[0, 0], other[0, 1]).progress_m)
+    lead = path.progress_step(theirs[0], mine[0]) + (mine - mine[0]) - (theirs - theirs[0])
+    return int(np.sum((lead[:-1] < 0.0) & (lead[1:] >= 0.0)))
+
+
+def contact_report(time_ns: int, car: str, other: str, x: float, y: float) -> Dict[str, Any]:
+    """Return a contact as a report lists it: when, which car, what it touched, where."""
+    return {'time_ns': time_ns, 'car': car, 'other': other, 'x_m': x, 'y_m': y}
 
 
 def evaluate(spec: Dict[str, Any], result: Dict[str, Any], contacts_ns=()) -> Dict[str, Any]:
     """Return the scenario's metrics (its kind's, then the world's) and their time series."""
     evaluated = METRIC_FUNCTIONS[spec['metrics']](spec, result)
-    evaluated['metrics'].update(world_metrics(spec, result['states'], contacts_ns))
+    evaluated['metrics'].update(world_metrics(spec, result['states'], contacts_ns,
+                                              result.get('others', ()), result['path']))
     return evaluated
 
 

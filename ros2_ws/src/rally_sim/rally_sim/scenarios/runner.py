@@ -36,13 +36,14 @@ import numpy as np
 from rally_sim_msgs.msg import Collision, WheelSlip
 
 from .metrics import (
-    cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw, state_table)
+    contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
+    state_table)
 from .spec import (
-    actuation_overrides, controller_command, CONTROLLER_NODE, draw_seed, first_answered_ns,
-    load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError, sensor_file,
-    SIMULATOR_NODE, vehicle_file)
+    actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
+    first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError,
+    sensor_file, SIMULATOR_NODE, vehicle_file)
 from ..control.path import ClosedPath
-from ..resources import config_file, surface_from
+from ..resources import config_file, surface_from, vehicle_path
 from ..ros.serialized import byte_order, FieldReader
 from ..runtime.entry import Stopped, StopRequest
 from ..runtime.processes import quick_discovery, start_logged, stop_all
@@ -85,24 +86,31 @@ class Observer:
             Parameter('use_sim_time', value=bool(record))])
         self.executor = EventsExecutor()
         self.executor.add_node(self.node)
-        self.outputs = outputs(spec)
+        cars = car_names(spec)
+        ego = f'{cars[0]}/' if cars[0] else ''
+        self.outputs = [ego + topic for topic in outputs(spec)]
         self.odom: Dict[int, bytes] = {}      # the ground truth: what the metrics judge
         self.slip: Dict[int, bytes] = {}
+        self.others: List[Dict[int, bytes]] = [{} for _ in cars[1:]]   # the other cars' truth
         self.odom_fields = FieldReader(Odometry, ODOMETRY_FIELDS)
         self.slip_fields = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
         self.watch_slip = slip
-        for kind, topic, store in ((Odometry, 'ground_truth/odom', self.odom),
-                                   (WheelSlip, 'wheel_slip', self.slip))[:2 if slip else 1]:
+        watched = [(Odometry, ego + 'ground_truth/odom', self.odom)] + [
+            (Odometry, f'{car}/ground_truth/odom', store)
+            for car, store in zip(cars[1:], self.others)]
+        if slip:
+            watched.append((WheelSlip, ego + 'wheel_slip', self.slip))
+        for kind, topic, store in watched:
             self.node.create_subscription(kind, topic, lambda data, store=store: store.__setitem__(
                 _cdr_stamp(data), data), QUEUE_DEPTH, raw=True)
-        self.contacts_ns: List[int] = []      # the car's collisions (time of each)
-        self.node.create_subscription(
-            Collision, 'collision', lambda m: self.contacts_ns.append(
-                m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec), QUEUE_DEPTH)
+        self.contacts: List[Dict[str, Any]] = []      # every car's collisions
+        self.node.create_subscription(Collision, 'collision', lambda m: self.contacts.append(
+            contact_report(m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec,
+                           m.car, m.other, m.x, m.y)), QUEUE_DEPTH)
         self.recorder = None
         if record:
-            from ..ros.recording import BagRecorder, RECORDED_TOPICS
-            self.recorder = BagRecorder(self.node, record, RECORDED_TOPICS, {
+            from ..ros.recording import BagRecorder, recorded_topics
+            self.recorder = BagRecorder(self.node, record, recorded_topics(cars), {
                 'rally_sim.seed': str(spec['seed_in_use']), 'rally_sim.sensors': spec['sensors'],
                 'rally_sim.sensor_overrides': json.dumps(spec['sensor_overrides']),
                 'rally_sim.scenario': spec['name']})
@@ -150,7 +158,17 @@ class Observer:
 
     def has_state(self, stamp: int) -> bool:
         """Return whether the state at `stamp` arrived (odometry, and wheel slip if watched)."""
-        return stamp in self.odom and (stamp in self.slip or not self.watch_slip)
+        return stamp in self.odom and (stamp in self.slip or not self.watch_slip) and all(
+            stamp in other for other in self.others)
+
+    def poses(self, stamps: List[int]) -> List[np.ndarray]:
+        """Return each other car's true x, y, yaw at the stamps."""
+        rows = []
+        for other in self.others:
+            fields = [self.odom_fields.read(other[s]) for s in stamps]
+            rows.append(np.array([(x, y, quaternion_yaw(qx, qy, qz, qw))
+                                  for x, y, qx, qy, qz, qw, *_ in fields]).reshape(-1, 3))
+        return rows
 
     def position(self, stamp: int) -> List[float]:
         """Return the true x, y [m] at `stamp`."""
@@ -190,10 +208,23 @@ def _simulator_says(folder: str) -> str:
 def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
                        record: bool = False) -> List[str]:
     """Return the simulator's command line (no markers nor trail; the stage for a recording)."""
-    start_x, start_y = path.points[0]
+    cars = car_names(spec)
+    controllers = ','.join(f'{car}/{CONTROLLER_NODE}' if car else CONTROLLER_NODE
+                           for car in cars)
+    poses = []
+    for k, (car, (x, y, yaw)) in enumerate(zip(cars, car_starts(spec, path))):
+        key = f'{car}.' if car else ''
+        poses += ['-p', f'{key}initial_x:={x}', '-p', f'{key}initial_y:={y}',
+                  '-p', f'{key}initial_yaw:={yaw}']
+        if k > 0:
+            vehicle = spec['opponents'][k - 1].get('vehicle', spec['vehicle'])
+            poses += ['-p', f'{car}.vehicle:={vehicle_path(vehicle)}']
+    if spec['opponents']:
+        poses += ['-p', f"cars:=[{','.join(cars)}]",
+                  '-p', f'{cars[0]}.vehicle:={vehicle_file(spec, folder)}']
     return [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args',
             '-p', 'pacing:=fast', '-p', f'physics_rate_hz:={PHYSICS_RATE_HZ}',
-            '-p', f'sync_controllers:=[{CONTROLLER_NODE}]', '-p', 'sync_paused:=true',
+            '-p', f'sync_controllers:=[{controllers}]', '-p', 'sync_paused:=true',
             '-p', f'sync_observers:=[{RUNNER_NODE}]',
             '-p', f'sync_timeout_s:={START_TIMEOUT_S}',
             '-p', 'shutdown_flush_s:=0.0',      # the runner has every state it needs
@@ -201,9 +232,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
             '-p', f'sensors:={sensor_file(spec, folder)}', '-p', f"seed:={spec['seed_in_use']}",
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
             '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
-            '-p', 'marker_rate_hz:=0.0',
-            '-p', f'initial_x:={float(start_x)}', '-p', f'initial_y:={float(start_y)}',
-            '-p', f'initial_yaw:={path.locate(start_x, start_y).heading_rad}',
+            '-p', 'marker_rate_hz:=0.0', *poses,
             '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}",
             '-p', f'publish_stage:={str(record).lower()}', '-p', 'trail_length_s:=0.0']
 
@@ -232,8 +261,11 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         # first state (the simulator waits for its observer) and unpauses it.
         processes.append(start(_simulator_command(spec, path, folder, bool(record)),
                                os.path.join(folder, 'simulator.log')))
-        processes.append(start(controller_command(spec),
-                               os.path.join(folder, 'controller.log')))
+        cars = car_names(spec)
+        for car, controller in zip(cars, [spec['controller']] + [
+                o['controller'] for o in spec['opponents']]):
+            processes.append(start(controller_command(controller, car), os.path.join(
+                folder, f'controller_{car}.log' if car else 'controller.log')))
         wall_start = time.monotonic()
         if not observer.spin_until(lambda: observer.has_state(0),
                                    START_TIMEOUT_S, processes):
@@ -285,7 +317,8 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
     states = cut(states, lap_end(spec, path, states))
     return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall,
-            'contacts_ns': list(observer.contacts_ns)}
+            'contacts': list(observer.contacts),
+            'others': observer.poses(stamps[:len(states['t'])])}
 
 
 def plot_report(spec, result, series, path_png: str) -> None:
@@ -337,7 +370,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     slip: see run() (the metrics do not read it).
     """
     result = run(spec, folder, stop, record, start, slip)
-    evaluated = evaluate(spec, result, result['contacts_ns'])
+    evaluated = evaluate(spec, result, [c['time_ns'] for c in result['contacts']])
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
@@ -349,7 +382,8 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
               'real_time_factor': simulated / result['wall_s'],
               'loop_wall_s': result['loop_wall_s'],
               'loop_real_time_factor': simulated / result['loop_wall_s'],
-              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed}
+              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed,
+              'contacts': result['contacts']}
     with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
         json.dump(report, out, indent=2, default=str)
     return report, result, evaluated['series']

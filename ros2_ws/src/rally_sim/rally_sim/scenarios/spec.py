@@ -29,7 +29,7 @@ KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'control
         'settle_s': (int, float), 'thresholds': dict}
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
             'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
-            'equilibrium': (dict, {})}
+            'equilibrium': (dict, {}), 'opponents': (list, [])}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -43,8 +43,9 @@ METRICS = {
                      'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
 }
 WORLD_METRICS = ('collisions', 'min_clearance_m')
-"""Metrics of every scenario on a stage with walls (scenarios/metrics.py's world_metrics); one
-with no threshold on collisions fails on the first (collisions: {max: 0})."""
+"""Metrics of every scenario on a stage with walls or with opponents (scenarios/metrics.py's
+world_metrics; with opponents `passes` too); one with no threshold on collisions fails on the
+first (collisions: {max: 0})."""
 TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
 """Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
 EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
@@ -112,8 +113,8 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
     if spec['metrics'] not in METRICS:
         raise ScenarioError(f"{path}: key 'metrics' must be one of {sorted(METRICS)}")
     known = METRICS[spec['metrics']]
-    if stage_walls(spec['stage']) is not None:
-        known += WORLD_METRICS
+    if stage_walls(spec['stage']) is not None or spec['opponents']:
+        known += WORLD_METRICS + (('passes',) if spec['opponents'] else ())
         spec['thresholds'].setdefault('collisions', {'max': 0})
     for metric, bound in spec['thresholds'].items():
         if metric not in known or not isinstance(bound, dict) or \
@@ -121,8 +122,72 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
             raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
                                 'with min and/or max')
     _check_equilibrium(spec, path)
+    _check_opponents(spec, path)
     spec['file'] = path
     return spec
+
+
+EGO = 'ego'
+"""The scenario's own car, among opponents: its name (namespace) in the simulator."""
+OPPONENT_KEYS = {'name': str, 'controller': dict, 'vehicle': str, 'start_ahead_m': (int, float)}
+"""An opponent's keys: its name, its controller, optionally its vehicle (default the
+scenario's, without its overrides) and start (default 2 m ahead of the car before it)."""
+
+
+def _check_opponents(spec: Dict[str, Any], path: str) -> None:
+    """Check the other cars of a scenario (ScenarioError naming the key)."""
+    import re
+    names = [EGO]
+    for k, opponent in enumerate(spec['opponents']):
+        where = f"{path}: key 'opponents[{k}]'"
+        if not isinstance(opponent, dict):
+            raise ScenarioError(f'{where} must be a mapping (name, controller, ...)')
+        unknown = sorted(set(opponent) - set(OPPONENT_KEYS))
+        missing = sorted({'name', 'controller'} - set(opponent))
+        if unknown or missing:
+            raise ScenarioError(f'{where}: unknown key(s) {unknown}, missing key(s) {missing}')
+        for key, kind in OPPONENT_KEYS.items():
+            if key in opponent and (not isinstance(opponent[key], kind) or
+                                    isinstance(opponent[key], bool)):
+                raise ScenarioError(f"{where}: '{key}' = {opponent[key]!r} has the wrong type")
+        name = opponent['name']
+        if not re.match(r'[A-Za-z][A-Za-z0-9_]*$', name) or name in names:
+            raise ScenarioError(f"{where}: name {name!r} must be a ROS name (a letter, then "
+                                f'letters, digits and _) other than {names}')
+        names.append(name)
+        command = opponent['controller'].get('command')
+        if not (isinstance(command, list) and command and all(isinstance(c, str)
+                                                              for c in command)):
+            raise ScenarioError(f"{where}: 'controller.command' must be a list of strings")
+        try:
+            vehicle_path(opponent.get('vehicle', spec['vehicle']))
+        except ConfigError as error:
+            raise ScenarioError(f"{where}: 'vehicle': {error}") from None
+
+
+def car_names(spec: Dict[str, Any]) -> List[str]:
+    """Return the simulator's car names: [''] alone, else the ego's and its opponents'."""
+    if not spec['opponents']:
+        return ['']
+    return [EGO] + [o['name'] for o in spec['opponents']]
+
+
+def car_starts(spec: Dict[str, Any], path) -> List[tuple]:
+    """Return each car's start (x, y, yaw): the path's start, each opponent ahead on it."""
+    from ..world.stages import pose_behind
+    start_x, start_y = path.points[0]
+    starts = [(float(start_x), float(start_y), path.locate(start_x, start_y).heading_rad)]
+    ahead = 0.0
+    for opponent in spec['opponents']:
+        ahead += float(opponent.get('start_ahead_m', 2.0))
+        starts.append(pose_behind(path.points, -ahead))
+    return starts
+
+
+def opponent_config(spec: Dict[str, Any], opponent: Dict[str, Any]):
+    """Return an opponent's vehicle (its own, else the scenario's without the overrides)."""
+    from ..physics import load_vehicle
+    return load_vehicle(vehicle_path(opponent.get('vehicle', spec['vehicle'])))
 
 
 def _check_equilibrium(spec: Dict[str, Any], path: str) -> None:
@@ -269,15 +334,18 @@ def module_of(command: Sequence[str]) -> Optional[str]:
     return None
 
 
-def controller_command(spec: Dict[str, Any]) -> List[str]:
-    command = list(spec['controller']['command'])
+def controller_command(controller: Dict[str, Any], namespace: str = '') -> List[str]:
+    """Return a controller's command line (namespace: its car's, one of several)."""
+    command = list(controller['command'])
     clockless = module_of(command) in CLOCKLESS_CONTROLLERS
     if command[0] == 'python':
         command[0] = sys.executable
     command += ['--ros-args', '-r', f'__node:={CONTROLLER_NODE}']
+    if namespace:
+        command += ['-r', f'__ns:=/{namespace}']
     if not clockless:
         command += ['-p', 'use_sim_time:=true']
-    for name, value in spec['controller'].get('params', {}).items():
+    for name, value in controller.get('params', {}).items():
         command += ['-p', f'{name}:={value}']
     return command
 

@@ -25,6 +25,15 @@ from ..resources import vehicle_path
 from ..sensors import Measurement, Profile, Sensors
 from ..world.scene import footprint_of, prepare as prepare_world, Scene
 
+SEED_STRIDE = 7919
+"""Car k of a session of several draws its sensor errors from car_seed(seed, k)."""
+
+
+def car_seed(seed: int, k: int) -> int:
+    """Return the seed of car k's sensors (the first car's: `seed`): each car its own errors."""
+    return (seed + k * SEED_STRIDE) % 2 ** 31
+
+
 DEFAULT_SETTINGS = {'command_mode': 'torque', 'command_timeout_s': 0.5,
                     'timeout_brake_torque_n_m': 1000.0}
 """The intake's settings (the simulator node's parameters of the same names)."""

@@ -182,3 +182,32 @@ def test_too_fast_on_the_rally_stage_the_path_follower_hits_a_barrier_and_fails_
     spec['controller']['params'] = {}
     clear = run_scenario(spec)['metrics']
     assert clear['collisions'] == 0.0 and clear['min_clearance_m'] > 1.0
+
+
+def test_a_car_blind_to_the_one_ahead_runs_into_it_in_process_as_over_ros(tmp_path):
+    """two_cars_track with the path follower behind (odometry only): contact, both halted."""
+    follower = {'command': ['python', '-m', 'rally_sim.ros.path_follower'], 'params': {
+        'path_file': config_file('stages/track_path.csv'), 'target_speed_m_s': 3.0,
+        'lookahead_min_m': 1.0, 'lookahead_gain_s': 0.3, 'wheelbase_m': 0.3302,
+        'cg_to_rear_m': 0.17145, 'max_steer_rad': 0.4189, 'lateral_accel_limit_m_s2': 5.0}}
+    with open(config_file('scenarios/two_cars_track.yaml'), encoding='utf-8') as stream:
+        slow = yaml.safe_load(stream)['opponents']
+    slow[0]['controller']['params']['speed_max_m_s'] = 1.0
+    path = shortened(tmp_path, 'two_cars_track', {'controller': follower, 'opponents': slow,
+                                                  'duration_s': 4.0})
+    result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(path),
+                             '--output', str(tmp_path / 'ros')], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr      # failed: a collision
+    ros = json.loads(next((tmp_path / 'ros').glob('*/report.json')).read_text())
+    spec = load_scenario(str(path))
+    spec['seed_in_use'] = ros['seed']
+    alone = run_scenario(spec)
+    assert json.dumps(alone['metrics'], sort_keys=True) == json.dumps(ros['metrics'],
+                                                                      sort_keys=True)
+    assert sorted((c['car'], c['other']) for c in ros['contacts']) == [('ego', 'slow'),
+                                                                       ('slow', 'ego')]
+    assert sorted(alone['contacts'], key=lambda c: c['car']) == sorted(
+        ros['contacts'], key=lambda c: c['car'])
+    assert ros['metrics']['collisions'] == 2.0 and ros['metrics']['min_clearance_m'] == 0.0
+    assert not ros['thresholds']['collisions']['passed']

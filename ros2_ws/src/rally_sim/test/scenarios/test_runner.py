@@ -51,8 +51,9 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     assert (tmp_path / os.path.dirname(os.path.relpath(
         sorted(tmp_path.glob('scenario-*/report.json'))[-1], tmp_path)) / 'report.png').exists()
     decoded = decode_everything(tmp_path / 'bag')
-    assert {'/odom', '/tf', '/wheel_slip', '/joint_states', '/clock',
-            '/ground_truth/odom'} <= set(decoded)
+    cars = ['/ego', '/slow'] if name == 'two_cars_track' else ['']     # each car's topics
+    assert {'/tf', '/clock'} | {f'{car}/{topic}' for car in cars for topic in (
+        'odom', 'wheel_slip', 'joint_states', 'ground_truth/odom')} <= set(decoded)
     assert len(decoded['/stage/surface']) == len(decoded['/stage/path']) == 1    # latched
     metadata = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
     custom = metadata['rosbag2_bagfile_information']['custom_data']
@@ -65,6 +66,10 @@ def test_builtin_scenarios_pass_and_record_bags_every_reader_takes(tmp_path, nam
     if name == 'gap_follow_track':      # two laps on the lidar alone, touching nothing
         assert report['metrics']['collisions'] == 0.0 and report['sensors'] == 'f1tenth'
         assert '/scan' in decoded and len(decoded['/scan'][0].ranges) == 1080
+    if name == 'two_cars_track':        # the faster passed the slower, touching nothing
+        assert report['metrics']['passes'] >= 1.0 and report['contacts'] == []
+        assert {'/ego/scan', '/slow/scan', '/ego/ackermann_cmd', '/slow/ackermann_cmd'} <= set(
+            decoded)
     if name.endswith('_typical'):
         assert report['sensors'] == 'typical' and report['actuation']['steer']['delay_s'] > 0
         assert {'/gnss/fix', '/wheel_encoders', '/steering_angle'} <= set(decoded)
@@ -124,7 +129,7 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     assert result.returncode == 2 and 'Traceback' not in result.stderr
     assert "no scenario 'nosuch'" in result.stderr
     assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_typical, drift_snow, '
-            'drift_tarmac, mppi_rally_stage') in result.stderr
+            'drift_tarmac, gap_follow_track, mppi_rally_stage') in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
@@ -223,3 +228,24 @@ def test_a_bad_equilibrium_target_is_refused_naming_the_key(change, said):
     spec.pop('file')
     with pytest.raises(ScenarioError, match=said):
         check_scenario(spec, 'drift.yaml')
+
+
+@pytest.mark.parametrize('change, said', [
+    ({'opponents': [{'name': 'ego', 'controller': {'command': ['x']}}]},
+     r"key 'opponents\[0\]': name 'ego' must be a ROS name"),
+    ({'opponents': [{'name': 'b', 'controller': {'command': ['x']}, 'speed': 3}]},
+     r"key 'opponents\[0\]': unknown key\(s\) \['speed'\]"),
+    ({'opponents': [{'controller': {'command': ['x']}}]}, r"missing key\(s\) \['name'\]"),
+    ({'opponents': [{'name': 'b', 'controller': {'command': 'x'}}]},
+     r"'controller.command' must be a list of strings"),
+    ({'opponents': [{'name': 'b', 'controller': {'command': ['x']}, 'vehicle': 'bus'}]},
+     r"key 'opponents\[0\]': 'vehicle': "),
+    ({'thresholds': {'passes': {'min': 1}}}, r"threshold 'passes' must be one of"),
+])
+def test_bad_opponents_are_refused_naming_the_key(change, said):
+    from rally_sim.scenarios.spec import check_scenario, load_scenario, ScenarioError
+    base = 'two_cars_track' if 'opponents' in change else 'gap_follow_track'
+    spec = dict(load_scenario(base), **change)
+    spec.pop('file')
+    with pytest.raises(ScenarioError, match=said):
+        check_scenario(spec, 'two.yaml')

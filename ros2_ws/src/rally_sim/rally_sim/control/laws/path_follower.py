@@ -18,7 +18,7 @@ SPECS = {
                               '(gentle enough for snow)', 0.1, 20.0),
     'lookahead_min_m': Spec(4.0, 'shortest look-ahead distance [m]', 0.5, 50.0),
     'lookahead_gain_s': Spec(0.6, 'look-ahead distance per speed [s]', 0.0, 5.0),
-    'wheelbase_m': Spec(2.647, 'wheelbase of the car [m]', 0.5, 10.0),
+    'wheelbase_m': Spec(2.647, 'wheelbase of the car [m]', 0.05, 10.0),
     'cg_to_rear_m': Spec(1.497, 'CG to rear axle [m] (base_link is at the CG)', 0.0, 10.0),
     'max_steer_rad': Spec(0.6, 'largest steer command [rad]', 0.05, 1.0),
     'delay_compensation_s': Spec(0.0, 'steer for the pose this long after the odometry '
