@@ -10,8 +10,8 @@ F1TENTH car on the track with its lidar, driven by the gap follower), the lockst
 throughput (simulated steps per wall second through the `step` service for a
 few batch sizes), and the closed-loop real-time factor of the path_follow,
 path_follow_typical, gap_follow_track and two_cars_track scenarios
-(controllers in their own processes, synchronous mode). The issue's targets and the before figures are printed
-beside them; nothing is asserted.
+(controllers in their own processes, synchronous mode). The issues' targets
+and the before figures are printed beside them; nothing is asserted.
 """
 
 import argparse

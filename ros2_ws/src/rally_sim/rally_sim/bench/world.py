@@ -120,7 +120,7 @@ def main(argv=None) -> int:
     print(f'contact checks of a V40 in the track (0.27 m from each wall) at 1 m/s, 1 kHz '
           f'physics: {contact:.1%} of a core at real time')
     factor = gap_follow_in_process()
-    print(f'gap_follow_track in-process (the session and the gap follower\'s law in one '
+    print(f"gap_follow_track in-process (the session and the gap follower's law in one "
           f'process, no ROS): x{factor:.1f} real time on one core (through ROS: '
           'python -m rally_sim.bench.node)')
     return 0

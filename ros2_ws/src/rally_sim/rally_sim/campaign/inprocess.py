@@ -16,7 +16,7 @@ Other controllers run with the ros engine.
 """
 
 import logging
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -164,8 +164,8 @@ class InProcessRun(Front):
     def __init__(self, spec: Dict[str, Any], path: ClosedPath):
         """Build the session with the cars at their starts, and the laws."""
         try:
-            laws = [law_for(spec['controller'])] + [law_for(o['controller'])
-                                                   for o in spec['opponents']]
+            laws = [law_for(c) for c in [spec['controller']] + [
+                o['controller'] for o in spec['opponents']]]
         except ValueError as error:
             raise InProcessError(str(error)) from None
         self.spec, self.path = spec, path

@@ -17,7 +17,7 @@ import os
 from typing import Any, Dict, List
 
 from .spec import Campaign, Run
-from ..scenarios.spec import METRICS
+from ..scenarios.spec import METRICS, stage_walls, WORLD_METRICS
 
 TAIL = ['simulated_s', 'wall_s', 'cpu_s', 'attempts', 'error', 'folder', 'key']
 
@@ -30,6 +30,9 @@ class ResultTable:
         self.folder = folder
         self.parameters = [p for p in campaign.parameters if p != 'seed']    # a column
         self.metrics = list(METRICS[campaign.metrics])
+        spec = campaign.runs[0].spec if campaign.runs else None
+        if spec is not None and (stage_walls(spec['stage']) is not None or spec['opponents']):
+            self.metrics += list(WORLD_METRICS) + (['passes'] if spec['opponents'] else [])
         self.columns = (['run_id'] + self.parameters + ['repeat', 'seed', 'passed']
                         + self.metrics + TAIL)
         self._types = {name: _column_type([run.params.get(name) for run in campaign.runs])

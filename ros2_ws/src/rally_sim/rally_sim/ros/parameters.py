@@ -43,8 +43,9 @@ SPECS: Dict[str, Spec] = {
                  "NAME.initial_y, NAME.initial_yaw; [''] for one car in the node's own "
                  'namespace'),
     'contact': Spec('stop', 'a car that touches a wall or another car: stop (halts where it '
-                    'touched until a reset or a teleport, reported on collision) or off '
-                    '(drives through)', choices=('stop', 'off')),
+                    'touched until a reset or a teleport), bounce (takes an impulse with '
+                    'restitution and friction and drives on), each reported on collision; or '
+                    'off (drives through)', choices=('stop', 'bounce', 'off')),
     'physics_rate_hz': Spec(1000.0, 'fixed physics steps per simulated second', 10.0, 10000.0),
     'publish_rate_hz': Spec(100.0, 'outputs per simulated second', 1.0, 1000.0),
     'marker_rate_hz': Spec(20.0, 'markers per simulated second, 0: none', 0.0, 200.0),

@@ -54,8 +54,8 @@ from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
 from ..sim import Front, prepare, Session, Start  # noqa: F401  prepare: ros/process.py
 from ..sim.pacing import Pacing
-from ..sim.session import car_seed
 from ..sim.reports import non_finite
+from ..sim.session import car_seed
 from ..world.scene import footprint_of
 from ..world.stage_view import path_file
 from ..world.stages import pose_behind, read_path
@@ -407,10 +407,11 @@ class SimulatorNode(Node):
         self.collisions.publish(message)
         what = 'a wall' if contact.other == 'wall' else f"car '{contact.other}'"
         car = f"car '{contact.car}'" if contact.car else 'the car'
+        then = ('bounced off' if self.settings['contact'] == 'bounce' else
+                'has halted (reset or teleport it to drive on)')
         self.get_logger().warning(
             f'collision at {contact.time_ns / 1e9:.3f} s: {car} touched {what} near '
-            f'x = {contact.x:.2f}, y = {contact.y:.2f} m and has halted (reset or teleport it '
-            'to drive on)')
+            f'x = {contact.x:.2f}, y = {contact.y:.2f} m and {then}')
 
     def failed(self, error: FloatingPointError) -> None:
         """Non-finite physics (the session's front end): say so, start again from the start."""

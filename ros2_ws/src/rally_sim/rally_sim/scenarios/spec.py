@@ -152,7 +152,7 @@ def _check_opponents(spec: Dict[str, Any], path: str) -> None:
                 raise ScenarioError(f"{where}: '{key}' = {opponent[key]!r} has the wrong type")
         name = opponent['name']
         if not re.match(r'[A-Za-z][A-Za-z0-9_]*$', name) or name in names:
-            raise ScenarioError(f"{where}: name {name!r} must be a ROS name (a letter, then "
+            raise ScenarioError(f'{where}: name {name!r} must be a ROS name (a letter, then '
                                 f'letters, digits and _) other than {names}')
         names.append(name)
         command = opponent['controller'].get('command')

@@ -16,7 +16,10 @@ same run to the bit as one without walls.
 
 Mode `stop`: a car that touches halts where it is (velocities and wheel
 spins zero; not stepped again until a restart, a reset or a teleport), and
-the contact goes to its front end (Front.touched) and into `events`.
+the contact goes to its front end (Front.touched) and into `events`. Mode
+`bounce`: it takes an impulse (sim/bounce.py: restitution and friction;
+two cars share it) and is moved clear, and drives on; the contact goes
+likewise to the front end of each car struck.
 """
 
 from dataclasses import dataclass
@@ -25,12 +28,13 @@ from typing import List, Tuple
 
 import numpy as np
 
+from .bounce import Body, bounce, overlap_axis, push_out
 from ..physics.model import OMEGA, VX, VY, X, Y, YAW_RATE
 from ..world.contact import corners, quad_clearance, wall_clearance
-from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y
+from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
 from ..world.scene import box
 
-MODES = ('off', 'stop')
+MODES = ('off', 'stop', 'bounce')
 HORIZON_S = 0.1
 """How far ahead the clearances are looked at once [s of simulated time]."""
 
@@ -52,7 +56,7 @@ class Contacts:
     """The contact rule of a session: chunks cut short near walls and cars, touches found."""
 
     def __init__(self, session, mode: str = 'stop'):
-        """Watch `session`'s cars in its scene; mode 'off' (never look) or 'stop'."""
+        """Watch `session`'s cars in its scene; mode 'off' (never look), 'stop' or 'bounce'."""
         if mode not in MODES:
             raise ValueError(f"contact = {mode!r} must be one of {', '.join(MODES)}")
         self.session = session
@@ -121,7 +125,7 @@ class Contacts:
                              f'{touched[2]:.3f}): start it clear of walls and cars')
 
     def check(self) -> None:
-        """Find the cars that touch now (once the safe steps are taken); halt them, tell them."""
+        """Find the cars that touch now (once the safe steps are taken); halt or strike them."""
         session = self.session
         if session.sim_steps < self.safe_until:
             return
@@ -130,15 +134,67 @@ class Contacts:
             if car.halted is not None:
                 continue
             touched = self._wall(rows[k]) or self._other_car(k, rows)
-            if touched is not None:
-                other, x, y = touched
+            if touched is None:
+                continue
+            other, x, y = touched
+            if self.mode == 'bounce':
+                self._bounce(k, other, x, y, rows)
+                rows = self._rows()         # the cars struck have moved
+            else:
                 self._halt(car, Contact(session.now_ns, car.name, other, x, y))
+
+    def _bounce(self, k: int, other: str, x: float, y: float, rows: List[np.ndarray]) -> None:
+        """Strike car k off the wall cell at (x, y) or the car named `other`; tell each struck."""
+        session = self.session
+        cars = session.cars
+        mine = corners(rows[k])
+        if other == 'wall':         # out of every cell it overlaps, along its axes or the map's
+            cells = self._cells_under(rows[k], mine)
+            meta = session.scene.meta
+            yaw = float(rows[k][BOX_YAW])
+            depth, nx, ny = push_out(mine, cells, ((math.cos(yaw), math.sin(yaw)),
+                                                   (-math.sin(yaw), math.cos(yaw)),
+                                                   (meta[3], meta[4]), (-meta[4], meta[3])))
+            point = tuple(np.mean([cell.mean(axis=0) for cell in cells], axis=0).tolist())
+            hit = None
+        else:
+            j = next(i for i, c in enumerate(cars) if c.name == other)
+            theirs, hit = corners(rows[j]), cars[j]
+            depth, nx, ny = overlap_axis(mine, theirs)
+            point = _touching_point(mine, theirs)
+        struck = bounce(_body(cars[k]), _body(hit) if hit is not None else None, point,
+                        (nx, ny), depth)
+        self.forget()
+        if struck:
+            for car, what in ((cars[k], other), (hit, cars[k].name)):
+                if car is not None:
+                    contact = Contact(session.now_ns, car.name, what, x, y)
+                    self.events.append(contact)
+                    car.front.touched(contact)
 
     def _rows(self) -> List[np.ndarray]:
         """Return each car's footprint now (raycast's rows)."""
         scene = self.session.scene
         return [box(car.vehicle.state, outline)
                 for car, outline in zip(self.session.cars, scene.outlines)]
+
+    def _cells_under(self, row: np.ndarray, mine: np.ndarray) -> List[np.ndarray]:
+        """Return the corners of every occupied cell a footprint overlaps."""
+        scene = self.session.scene
+        blocked, meta = scene.blocked, scene.meta
+        resolution, ox, oy, c, s = (float(v) for v in meta)
+        rows, cols = blocked.shape
+        u = (c * (mine[:, 0] - ox) + s * (mine[:, 1] - oy)) / resolution
+        v = (-s * (mine[:, 0] - ox) + c * (mine[:, 1] - oy)) / resolution
+        cells = []
+        for r in range(max(int(v.min()) - 1, 0), min(int(v.max()) + 2, rows)):
+            for col in range(max(int(u.min()) - 1, 0), min(int(u.max()) + 2, cols)):
+                if blocked[rows - 1 - r, col]:
+                    cu, cv = (col + 0.5) * resolution, (r + 0.5) * resolution
+                    cell = _cell(ox + c * cu - s * cv, oy + s * cu + c * cv, meta)
+                    if quad_clearance(mine, cell) == 0.0:
+                        cells.append(cell)
+        return cells or [_cell(*self._wall(row)[1:], meta)]
 
     def _wall(self, row: np.ndarray):
         scene = self.session.scene
@@ -162,6 +218,19 @@ class Contacts:
         car.halted = contact
         self.events.append(contact)
         car.front.touched(contact)
+
+
+def _body(car) -> Body:
+    """Return the rigid body of a session's car (its state, moved in place)."""
+    config = car.vehicle.config
+    return Body(car.vehicle.state, config['mass_kg'], config['yaw_inertia_kg_m2'])
+
+
+def _cell(x: float, y: float, meta: np.ndarray) -> np.ndarray:
+    """Return the corners (4, 2) of the map cell centred at (x, y) (meta: resolution, ...)."""
+    half, c, s = 0.5 * meta[0], meta[3], meta[4]
+    return np.array([[x + c * a * half - s * b * half, y + s * a * half + c * b * half]
+                     for a, b in ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))])
 
 
 def _bound(state: np.ndarray, row: np.ndarray, outline) -> float:

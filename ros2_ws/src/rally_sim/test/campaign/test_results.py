@@ -21,7 +21,8 @@ def small_campaign(tmp_path):
 def result(k, passed=True, error=''):
     metrics = {'cross_track_rms_m': 0.1 * k, 'cross_track_max_m': 0.5 * k,
                'heading_error_rms_rad': 0.01, 'completion_time_s': math.inf if error else 40.0 + k,
-               'off_road_time_s': 0.0, 'mean_speed_m_s': 7.0}
+               'off_road_time_s': 0.0, 'mean_speed_m_s': 7.0, 'collisions': 0.0,
+               'min_clearance_m': 2.5}
     return {'passed': passed, 'metrics': {} if error else metrics, 'simulated_s': 50.0,
             'wall_s': 2.0 + k, 'attempts': 1 + bool(error), 'error': error,
             'folder': f'runs/{k}'}

@@ -8,13 +8,18 @@ from rally_sim.sensors.profiles import from_mapping
 
 
 def test_shipped_profiles_load_state_their_numbers_and_sources():
-    assert shipped('sensors') == ['ideal', 'rough', 'typical']
+    assert shipped('sensors') == ['f1tenth', 'ideal', 'rough', 'typical']
     for name in shipped('sensors'):
         profile = load_profile(name)
         assert profile.description and profile.sources
     assert all(c.exact and c.rate_hz is None for c in load_profile('ideal').channels.values())
     for name in ('typical', 'rough'):       # a road car's sensors: all but a lidar
         assert set(load_profile(name).channels) == set(CHANNELS) - {'lidar'}
+    f1tenth = load_profile('f1tenth').channels       # f1tenth_gym's scan, exact
+    assert set(f1tenth) == {'odometry', 'imu', 'lidar'} and all(c.exact for c in f1tenth.values())
+    assert {k: f1tenth['lidar'].geometry[k] for k in ('beams', 'field_of_view_rad',
+                                                      'range_max_m')} == {
+        'beams': 1080, 'field_of_view_rad': 4.7, 'range_max_m': 30.0}
 
 
 @pytest.mark.parametrize('tree, message', [
@@ -38,8 +43,8 @@ def test_a_bad_profile_names_the_key_the_file_and_the_range(tree, message):
 
 
 def test_a_profile_that_does_not_exist_lists_the_shipped_ones(tmp_path):
-    with pytest.raises(SensorError, match=r"no sensor profile 'perfect'.*\(shipped: ideal, "
-                       'rough, typical'):
+    with pytest.raises(SensorError, match=r"no sensor profile 'perfect'.*\(shipped: f1tenth, "
+                       'ideal, rough, typical'):
         load_profile('perfect')
     bad = tmp_path / 'mine.yaml'
     bad.write_text('imu: [1\n')

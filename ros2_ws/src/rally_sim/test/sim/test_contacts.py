@@ -113,3 +113,46 @@ def test_with_contact_off_a_car_drives_through():
     assert not s.contacts.events and s.vehicle.state[0] > 25.0
     with pytest.raises(ValueError, match="contact = 'bump' must be one of off, stop"):
         session([('ego', Start())], contact='bump')
+
+
+def test_in_bounce_mode_a_car_driven_at_a_wall_comes_back_off_it_and_drives_on():
+    from rally_sim.physics.model import VX
+    from rally_sim.sim.bounce import RESTITUTION
+    s, (front,) = session([('ego', Start(0.0, 0.0, 0.0, 10.0))], wall_at(20.0), 'bounce')
+    before, _ = session([('ego', Start(0.0, 0.0, 0.0, 10.0))], wall_at(20.0), 'stop')
+    before.advance(5000)
+    (stopped,) = before.contacts.events
+    s.advance(stopped.time_ns // s.step_ns - 1)
+    speed = float(s.vehicle.state[VX])
+    s.advance(1)                                  # the step it touches: struck
+    (contact,) = s.contacts.events
+    assert contact == stopped and front.contacts == [contact]
+    assert s.cars[0].halted is None
+    assert float(s.vehicle.state[VX]) == pytest.approx(-RESTITUTION * speed, rel=0.05)
+    assert clearance(s) > 0.0                     # moved out of the wall
+    s.advance(500)                                # and rolls back from it, touching nothing
+    assert s.vehicle.state[0] < contact.x - 3.0 and len(s.contacts.events) == 1
+
+
+def test_in_bounce_mode_two_cars_head_on_part_with_their_momentum():
+    from rally_sim.physics.model import VX, VY, YAW
+    s, fronts = session([('a', Start(0.0, 0.0, 0.0, 8.0)),
+                         ('b', Start(12.0, 0.3, math.pi, 4.0))], contact='bounce')
+
+    def momentum():
+        return sum(car.vehicle.config['mass_kg'] * np.array([
+            math.cos(car.vehicle.state[YAW]) * car.vehicle.state[VX]
+            - math.sin(car.vehicle.state[YAW]) * car.vehicle.state[VY],
+            math.sin(car.vehicle.state[YAW]) * car.vehicle.state[VX]
+            + math.cos(car.vehicle.state[YAW]) * car.vehicle.state[VY]]) for car in s.cars)
+    while not s.contacts.events:
+        s.advance(1)
+        if not s.contacts.events:
+            last = momentum()
+    assert sorted((c.car, c.other) for c in s.contacts.events) == [('a', 'b'), ('b', 'a')]
+    assert [len(f.contacts) for f in fronts] == [1, 1]
+    # the step's tyre forces aside (a millisecond of them), the bounce keeps the momentum
+    assert momentum() == pytest.approx(last, abs=0.02 * np.linalg.norm(last))
+    assert s.cars[0].vehicle.state[VX] < 8.0 and s.cars[1].vehicle.state[VX] < 4.0
+    s.advance(300)
+    assert all(car.halted is None for car in s.cars)
