@@ -21,6 +21,7 @@ follow-the-gap method): it needs no map and no pose, only the scan.
 """
 
 from dataclasses import dataclass
+import functools
 import math
 from typing import Tuple
 
@@ -56,36 +57,51 @@ def free_ranges(scan: Scan) -> np.ndarray:
 
 
 def beam_angles(scan: Scan) -> np.ndarray:
-    """Return each beam's angle in the lidar's frame [rad]."""
-    return scan.angle_min_rad + np.arange(len(scan.ranges)) * scan.angle_increment_rad
+    """Return each beam's angle in the lidar's frame [rad] (read-only: kept for the next scan)."""
+    return _angles(scan.angle_min_rad, scan.angle_increment_rad, len(scan.ranges))
+
+
+@functools.lru_cache(maxsize=8)
+def _angles(first: float, increment: float, beams: int) -> np.ndarray:
+    angles = first + np.arange(beams) * increment
+    angles.flags.writeable = False
+    return angles
+
+
+@functools.lru_cache(maxsize=8)
+def _spread(beams: int, count: int) -> np.ndarray:
+    """Return how many beams the running mean over `count` takes at each of `beams`."""
+    spread = np.convolve(np.ones(beams), np.ones(count), 'same')
+    spread.flags.writeable = False
+    return spread
 
 
 def _smooth(ranges: np.ndarray, beams: int) -> np.ndarray:
     """Return the running mean over `beams` neighbours (the ends over those they have)."""
     if beams <= 1:
         return ranges
-    kernel = np.ones(beams)
-    return np.convolve(ranges, kernel, 'same') / np.convolve(np.ones_like(ranges), kernel, 'same')
+    return np.convolve(ranges, np.ones(beams), 'same') / _spread(len(ranges), beams)
 
 
 def _extend_disparities(ranges: np.ndarray, increment: float, reach_m: float) -> np.ndarray:
     """Return ranges with each disparity's nearer range carried over reach_m of its far side."""
     out = ranges.copy()
     jumps = np.flatnonzero(np.abs(np.diff(ranges)) > 2.0 * reach_m)
-    for k in jumps:
-        near, step = (k, 1) if ranges[k] < ranges[k + 1] else (k + 1, -1)
-        distance = ranges[near]
+    last = len(out) - 1
+    for k, near_left in zip(jumps.tolist(), (ranges[jumps] < ranges[jumps + 1]).tolist()):
+        near, step = (k, 1) if near_left else (k + 1, -1)
+        distance = float(ranges[near])
         span = math.pi if distance <= reach_m else math.asin(reach_m / distance)
         count = int(math.ceil(span / increment)) if increment > 0.0 else 0
-        first, last = sorted((near + step, near + step * count))
-        first, last = max(first, 0), min(last, len(out) - 1)
-        out[first:last + 1] = np.minimum(out[first:last + 1], distance)
+        first, end = sorted((near + step, near + step * count))
+        first, end = max(first, 0), min(end, last)
+        np.minimum(out[first:end + 1], distance, out=out[first:end + 1])
     return out
 
 
 def _longest_run(free: np.ndarray) -> Tuple[int, int]:
     """Return (first, end) of the longest run of True (the first of equal ones); (0, 0) if none."""
-    edges = np.diff(np.concatenate(([0], free.astype(np.int8), [0])))
+    edges = np.diff(free.astype(np.int8), prepend=0, append=0)
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     if len(starts) == 0:
         return 0, 0
@@ -95,18 +111,22 @@ def _longest_run(free: np.ndarray) -> Tuple[int, int]:
 
 def aim(scan: Scan, settings: GapSettings) -> Tuple[float, float]:
     """Return the aim's bearing [rad] and distance [m]: (0, 0) when no gap is free."""
-    angles = beam_angles(scan)
+    return _aim(free_ranges(scan), beam_angles(scan), abs(scan.angle_increment_rad), settings)
+
+
+def _aim(free: np.ndarray, angles: np.ndarray, increment: float, settings: GapSettings
+         ) -> Tuple[float, float]:
     view = np.abs(angles) <= 0.5 * settings.view_rad
     angles = angles[view]
-    ranges = _smooth(free_ranges(scan)[view], settings.smoothing_beams)
+    ranges = _smooth(free[view], settings.smoothing_beams)
     if len(ranges) == 0:
         return 0.0, 0.0
-    ranges = _extend_disparities(ranges, abs(scan.angle_increment_rad), settings.half_width_m)
+    ranges = _extend_disparities(ranges, increment, settings.half_width_m)
     nearest = int(np.argmin(ranges))
     closest = ranges[nearest]
     half = (0.5 * math.pi if closest <= settings.bubble_radius_m
             else math.asin(settings.bubble_radius_m / closest))
-    ranges = np.where(np.abs(angles - angles[nearest]) <= half, 0.0, ranges)
+    ranges[np.abs(angles - angles[nearest]) <= half] = 0.0
     first, end = _longest_run(ranges > settings.gap_m)
     if end == first:
         return 0.0, 0.0
@@ -118,14 +138,14 @@ def aim(scan: Scan, settings: GapSettings) -> Tuple[float, float]:
 
 def command(scan: Scan, settings: GapSettings) -> Tuple[float, float]:
     """Return the steer angle [rad] and speed [m/s] answering a scan."""
-    bearing, distance = aim(scan, settings)
+    free, angles = free_ranges(scan), beam_angles(scan)
+    bearing, distance = _aim(free, angles, abs(scan.angle_increment_rad), settings)
     if distance <= 0.0:
         return 0.0, 0.0          # boxed in: stop, wheels straight
     lookahead = min(distance, settings.lookahead_m)
     steer = math.atan(2.0 * settings.wheelbase_m * math.sin(bearing) / lookahead)
     steer = min(max(steer, -settings.max_steer_rad), settings.max_steer_rad)
-    ranges, angles = free_ranges(scan), beam_angles(scan)
-    ahead = ranges[np.abs(angles) <= settings.ahead_rad]
+    ahead = free[np.abs(angles) <= settings.ahead_rad]
     free_m = float(ahead.min()) if len(ahead) else distance
     speed = math.sqrt(2.0 * settings.decel_m_s2 * max(free_m - settings.half_width_m, 0.0))
     if abs(steer) > 1e-6:

@@ -7,7 +7,8 @@ GROUND_TRUTH_VARIANCE, so an exact channel (profile `ideal`) gives the very
 bytes the simulator published before sensor profiles existed.
 """
 
-from typing import List
+import array
+from typing import List, Optional
 
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -55,6 +56,7 @@ class MeasurementMessages:
         """Build every message with its fixed fields."""
         self.vehicle = vehicle
         self.frames = frames
+        self._scan: Optional[LaserScan] = None
         f = frames
         self.truth_frame = f.base + TRUTH_SUFFIX
         self._odom = _odometry_template(f, f.base)
@@ -166,17 +168,27 @@ class MeasurementMessages:
         return fix
 
     def scan(self, m: Measurement, geometry, rate_hz: float) -> LaserScan:
-        """Return a lidar scan in the laser frame (REP 117: +inf no return, -inf too near)."""
-        scan = LaserScan()
+        """
+        Return a lidar scan in the laser frame (REP 117: +inf no return, -inf too near).
+
+        One message, its fixed fields set once, refilled for each scan
+        (publish serializes it at once): its ranges are taken as bytes, not
+        beam by beam.
+        """
+        scan = self._scan
+        if scan is None or len(scan.ranges) != geometry['beams']:
+            scan = self._scan = LaserScan()
+            scan.header.frame_id = self.frames.laser
+            beams, fov = geometry['beams'], geometry['field_of_view_rad']
+            scan.angle_min = -0.5 * fov
+            scan.angle_increment = fov / (beams - 1) if beams > 1 else 0.0
+            scan.angle_max = scan.angle_min + (beams - 1) * scan.angle_increment
+            scan.scan_time = 1.0 / rate_hz
+            scan.range_min, scan.range_max = geometry['range_min_m'], geometry['range_max_m']
         scan.header.stamp = stamp(m.stamp_ns)
-        scan.header.frame_id = self.frames.laser
-        beams, fov = geometry['beams'], geometry['field_of_view_rad']
-        scan.angle_min = -0.5 * fov
-        scan.angle_increment = fov / (beams - 1) if beams > 1 else 0.0
-        scan.angle_max = scan.angle_min + (beams - 1) * scan.angle_increment
-        scan.scan_time = 1.0 / rate_hz
-        scan.range_min, scan.range_max = geometry['range_min_m'], geometry['range_max_m']
-        scan.ranges = m.values['ranges'].astype(np.float32)
+        ranges = array.array('f')
+        ranges.frombytes(m.values['ranges'].astype(np.float32).tobytes())
+        scan.ranges = ranges
         return scan
 
     def forget(self) -> None:
