@@ -29,14 +29,15 @@ from typing import Dict
 import yaml
 
 from ..campaign.pool import TAG
-from ..runtime.processes import tag_values
+from ..runtime.processes import die_with_parent, tag_values
 
 
 def single_run(folder: str) -> Dict[str, float]:
     """Run path_follow alone; return its report, and the command's wall time as command_s."""
     start = time.monotonic()
     subprocess.run([sys.executable, '-m', 'rally_sim.scenario', 'path_follow', '--output',
-                    folder], capture_output=True, check=True, timeout=600)
+                    folder], capture_output=True, check=True, timeout=600,
+                   preexec_fn=die_with_parent)
     command_s = time.monotonic() - start
     with open(glob.glob(os.path.join(folder, 'scenario-*', 'report.json'))[0],
               encoding='utf-8') as stream:
@@ -76,7 +77,8 @@ def campaign(folder: str, runs: int, workers: int, engine: str = 'ros',
     start = time.monotonic()
     process = subprocess.Popen([sys.executable, '-m', 'rally_sim.campaign', path, '--workers',
                                 str(workers), '--output', output, '--engine', engine],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=die_with_parent)
     peak: Dict[str, float] = {}
     while process.poll() is None:
         for worker, mb in rss_by_worker(f'{process.pid}-').items():

@@ -34,6 +34,8 @@ from sensor_msgs.msg import Imu, JointState, NavSatFix
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
+from ..runtime.processes import die_with_parent
+
 
 OUTPUTS = {'/tf': TFMessage, 'wheel_slip': WheelSlip, 'joint_states': JointState, 'imu': Imu,
            'markers': MarkerArray, '/clock': Clock, 'ground_truth/odom': Odometry,
@@ -49,7 +51,8 @@ def start_node(*params: str) -> subprocess.Popen:
     args = [sys.executable, '-m', 'rally_sim.ros.node', '--ros-args']
     for param in params:
         args += ['-p', param]
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)
 
 
 def stop_node(process: subprocess.Popen) -> None:
@@ -103,7 +106,8 @@ def f1tenth_realtime(node, seconds: float) -> None:
     process = start_node('vehicle:=f1tenth', 'surface:=track', 'sensors:=f1tenth',
                          'command_mode:=speed', 'publish_rate_hz:=40.0')
     driver = subprocess.Popen([sys.executable, '-m', 'rally_sim.ros.gap_follower'],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              preexec_fn=die_with_parent)
     scans, odometry = [], []
     node.create_subscription(LaserScan, 'scan', lambda m: scans.append(m.header.stamp), 100)
     node.create_subscription(Odometry, 'odom', lambda m: odometry.append(m.twist.twist.linear.x),
@@ -163,7 +167,7 @@ def closed_loop(scenario: str, before: str) -> None:
         with tempfile.TemporaryDirectory() as folder:
             result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', scenario,
                                      '--output', folder], capture_output=True, text=True,
-                                    timeout=600)
+                                    timeout=600, preexec_fn=die_with_parent)
             found = glob.glob(os.path.join(folder, 'scenario-*', 'report.json'))
             if result.returncode != 0 or not found:
                 print(f'closed loop {scenario}: FAILED ({result.stderr.strip()[-200:]})')

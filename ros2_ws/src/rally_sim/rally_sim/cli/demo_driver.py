@@ -162,9 +162,18 @@ class DemoDriver(Node):
                 f'yaw rate {twist.angular.z:+5.2f} rad/s | sideslip {sideslip:+6.1f} deg | '
                 f'slip ratio {slips}{engine}')
 
-    def trajectory(self) -> Trajectory:
-        """Return the recorded run (stamps present in both odom and wheel_slip)."""
-        keys = sorted(set(self.odom) & set(self.slip))
+    def settle(self, quiet_s: float = 0.3, limit_s: float = 5.0) -> None:
+        """Take the states still on their way: spin until none came for quiet_s."""
+        deadline = time.monotonic() + limit_s
+        count, since = len(self.odom) + len(self.slip), time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - since < quiet_s:
+            rclpy.spin_once(self, timeout_sec=0.05)
+            if len(self.odom) + len(self.slip) != count:
+                count, since = len(self.odom) + len(self.slip), time.monotonic()
+
+    def trajectory(self, until_ns: int) -> Trajectory:
+        """Return the run up to until_ns (stamps present in both odom and wheel_slip)."""
+        keys = sorted(k for k in set(self.odom) & set(self.slip) if k <= until_ns)
         columns = {'t': np.array([k / 1e9 for k in keys])}
         odoms = [self.odom[k] for k in keys]
         columns['x'] = np.array([o.pose.pose.position.x for o in odoms])
@@ -326,9 +335,13 @@ def main(argv=None, stop: StopRequest = None) -> int:
     finally:
         print()
         stop_all(processes)
+    # What is still on its way comes in, recording or not; the run is cut at the
+    # duration, so run.csv has the same samples either way.
     if recorder is not None:
         recorder.drain(lambda: rclpy.spin_once(driver, timeout_sec=0.05))
-    trajectory = driver.trajectory()
+    else:
+        driver.settle()
+    trajectory = driver.trajectory(until_ns=round(args.duration * 1e9))
     if recorder is not None:
         counts = recorder.close()
         print(f'recorded {sum(counts.values())} messages on {len(counts)} topics into '

@@ -24,6 +24,21 @@ def start_logged(command: List[str], log_path: str) -> subprocess.Popen:
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, process_group=0)
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """
+    Have this process (a child, before its exec: Popen's preexec_fn) end with its parent.
+
+    Linux sends it SIGTERM when the thread that started it exits, however
+    that ends (a benchmark killed mid-run, even by SIGKILL): no simulator is
+    left running. Call Popen from the main thread.
+    """
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 PROFILES = 'FASTDDS_DEFAULT_PROFILES_FILE'
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DISCOVERY_PROFILE = os.path.join(PACKAGE, 'ros', 'discovery.xml')

@@ -114,3 +114,24 @@ def test_every_message_decodes_with_its_embedded_definition(bag):
     assert list(command.drive_torque) == [0.0, 0.0, drive, drive]
     clock = [m.clock.sec * 10**9 + m.clock.nanosec for m in decoded['/clock']]
     assert clock == sorted(clock) and clock[-1] >= 4.0e9
+
+
+@pytest.mark.parametrize('record', [True, False])
+def test_run_csv_holds_the_states_from_0_to_the_duration_recording_or_not(
+        record, bag, tmp_path):
+    import csv
+    if record:          # the bag's run (the module's fixture)
+        folder = bag.parent / 'out'
+    else:
+        folder = tmp_path / 'out'
+        result = subprocess.run(
+            [sys.executable, '-m', 'rally_sim.demo', '--driver', 'manoeuvre', '--duration',
+             '4', '--surface', 'rally_stage', '--output', str(folder)],
+            capture_output=True, text=True, timeout=120, env=dict(os.environ))
+        assert result.returncode == 0, result.stdout + result.stderr
+    (path,) = folder.glob('*/run.csv')
+    with open(path, newline='', encoding='utf-8') as stream:
+        times = [float(row['t']) for row in csv.DictReader(stream)]
+    period = times[1] - times[0]
+    assert times[0] == 0.0 and times[-1] == pytest.approx(4.0)
+    assert len(times) == round(4.0 / period) + 1       # 0 to 4 s at the publish rate, each once

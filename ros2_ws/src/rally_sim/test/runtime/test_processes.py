@@ -63,3 +63,40 @@ def test_the_shm_watch_counts_what_the_tests_processes_leave_and_nothing_else(tm
 def test_the_discovery_profile_children_get_is_there():
     with open(DISCOVERY_PROFILE, encoding='utf-8') as profile:
         assert '<profiles' in profile.read()
+
+
+def test_a_benchmark_killed_mid_run_takes_its_simulator_with_it(tmp_path):
+    """A parent started with SIGKILL in store, its child (a simulator, say) made to die with it."""
+    import signal
+    import subprocess
+    pid_file = tmp_path / 'child.pid'
+    parent = subprocess.Popen([sys.executable, '-c', (
+        'import subprocess, sys, time\n'
+        'from rally_sim.runtime.processes import die_with_parent\n'
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'],\n"
+        '                         preexec_fn=die_with_parent)\n'
+        f'open({str(pid_file)!r}, "w").write(str(child.pid))\n'
+        'time.sleep(120)\n')])
+    try:
+        deadline = time.monotonic() + 60.0
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        os.kill(child, 0)                               # running
+        parent.send_signal(signal.SIGKILL)              # no handler, no clean-up of its own
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 30.0
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            with open(f'/proc/{child}/stat', encoding='ascii') as stat:
+                if stat.read().rsplit(')', 1)[1].split()[0] == 'Z':     # ended, not reaped
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f'child {child} outlived its killed parent')
+    finally:
+        if parent.poll() is None:
+            parent.kill()
