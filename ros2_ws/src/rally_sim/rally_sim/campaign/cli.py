@@ -118,7 +118,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     progress.close()
     table.write()
     rows = table.ordered()
-    thresholds = campaign.runs[0].spec['thresholds'] if campaign.runs else {}
+    thresholds = {run.run_id: run.spec['thresholds'] for run in campaign.runs}   # each run's
     if not complete:
         print(f'stopped: {len(rows)} of {len(campaign.runs)} runs in {table.csv_path}; '
               '--resume continues', flush=True)

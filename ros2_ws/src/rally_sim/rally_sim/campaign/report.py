@@ -6,7 +6,8 @@ summary() is the text printed at the end; write_report() draws report.png
 spread per value, its threshold dashed) and writes report.html (the
 picture, the summary, the worst runs with links to their logs).
 A parameter with more than MAX_GROUPS values (drawn by sample:) is cut
-into that many bins of equal counts.
+into that many bins of equal counts. `thresholds` are the runs' own, by
+run id (a campaign's may scale with a parameter), or one set for every run.
 """
 
 import html
@@ -20,12 +21,28 @@ MAX_GROUPS = 8
 WORST = 5
 
 
-def severity(row: Dict[str, Any], thresholds: Dict[str, Dict[str, float]]) -> float:
+def _per_run(thresholds) -> bool:
+    """Return whether `thresholds` are by run id (run ids are digits; metric names never)."""
+    return bool(thresholds) and all(key.isdigit() for key in thresholds)
+
+
+def bounds_of(thresholds, row: Dict[str, Any]) -> Dict[str, Dict[str, float]]:
+    """Return a run's thresholds: its own (thresholds by run id), or the ones of every run."""
+    return thresholds[row['run_id']] if _per_run(thresholds) else thresholds
+
+
+def metrics_of(thresholds) -> List[str]:
+    """Return the thresholded metrics, of every run."""
+    sets = thresholds.values() if _per_run(thresholds) else [thresholds]
+    return list(dict.fromkeys(metric for bounds in sets for metric in bounds))
+
+
+def severity(row: Dict[str, Any], thresholds) -> float:
     """Return how far a run is from its thresholds: the largest value / bound ratio."""
     if row['error']:
         return math.inf
     worst = 0.0
-    for metric, bound in thresholds.items():
+    for metric, bound in bounds_of(thresholds, row).items():
         value = row.get(metric, math.nan)
         if not np.isfinite(value):
             return math.inf
@@ -74,9 +91,10 @@ def summary(rows: List[Dict[str, Any]], parameters: Sequence[str], thresholds) -
         lines.append(f'  pass rate by {parameter}: ' + ', '.join(cells))
     lines.append('worst runs:')
     for row in worst_runs(rows, thresholds):
-        failed = [m for m, bound in thresholds.items() if not _within(row[m], bound)]
+        bounds = bounds_of(thresholds, row)
+        failed = [m for m, bound in bounds.items() if not _within(row[m], bound)]
         what = row['error'] or ', '.join(
-            f'{m} {row[m]:.3g}' for m in (failed or thresholds))
+            f'{m} {row[m]:.3g}' for m in (failed or bounds))
         params = ', '.join(f'{p}={_label(row[p])}' for p in parameters)
         lines.append(f"  {row['run_id']} {'PASS' if row['passed'] else 'FAIL'} ({params}): "
                      f"{what}; {row['folder']}")
@@ -106,7 +124,7 @@ def _plot(rows, parameters, thresholds, path: str, title: str) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    metrics = list(thresholds) or []
+    metrics = metrics_of(thresholds)
     shown = list(parameters) or ['run_id']
     fig, axes = plt.subplots(len(shown), 1 + len(metrics), squeeze=False,
                              figsize=(4.2 * (1 + len(metrics)), 3.4 * len(shown)))
@@ -121,10 +139,13 @@ def _plot(rows, parameters, thresholds, path: str, title: str) -> None:
             data = [[r[metric] for r in g if np.isfinite(r[metric])] for _, g in grouped]
             axes[i, j].boxplot([d if d else [np.nan] for d in data],
                                positions=range(len(data)))
-            for side in ('max', 'min'):
-                if side in thresholds[metric]:
-                    axes[i, j].axhline(thresholds[metric][side], color='tab:red',
-                                       linestyle='--', linewidth=1)
+            _mark_infinite(axes[i, j], [[r[metric] for r in g] for _, g in grouped])
+            for k, (_, group) in enumerate(grouped):      # each group's bounds, dashed
+                lines = {bounds_of(thresholds, r).get(metric, {}).get(side)
+                         for r in group for side in ('max', 'min')} - {None}
+                for value in lines:
+                    axes[i, j].hlines(value, k - 0.4, k + 0.4, color='tab:red',
+                                      linestyle='--', linewidth=1)
             axes[i, j].set_ylabel(metric)
         for ax in axes[i]:
             ax.set_xticks(range(len(labels)))
@@ -137,6 +158,20 @@ def _plot(rows, parameters, thresholds, path: str, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+
+
+def _mark_infinite(ax, values) -> None:
+    """Show each group's infinite values (a lap never completed) at the top of the axes."""
+    counts = [(k, sum(1 for v in group if np.isinf(v))) for k, group in enumerate(values)]
+    counts = [(k, n) for k, n in counts if n]
+    if not counts:
+        return
+    for k, n in counts:
+        ax.plot(k, 1.0, marker='^', color='tab:red', transform=ax.get_xaxis_transform(),
+                clip_on=False)
+        ax.annotate(f'{n} inf', (k, 1.0), xycoords=ax.get_xaxis_transform(),
+                    textcoords='offset points', xytext=(0, 5), ha='center', fontsize=7,
+                    color='tab:red')
 
 
 def _html(rows, parameters, thresholds, folder: str, title: str) -> str:

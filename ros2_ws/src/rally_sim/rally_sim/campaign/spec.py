@@ -10,11 +10,17 @@ Campaign files: a scenario, the values to run it with, expanded into checked run
       mass_scale: {normal: [1.0, 0.05]}
       initial_speed_m_s: {uniform: [0, 10]}
       sensors: {choice: [ideal, typical]}
+    thresholds:                      # optional: over the scenario's, in every run
+      off_road_time_s: {max: 0.5}
+      completion_time_s: {max: {times: 550, over: controller.params.target_speed_m_s}}
     repeat: 1                        # runs per point
     timeout_s: 300                   # per run, wall clock
     seed: 0                          # the campaign seed
 
-Both matrix and sample: every matrix point with every draw. Keys follow the
+A threshold's bound is a number, or {times: K, over: KEY}: K divided by
+the run's value of the campaign parameter KEY (a completion time that
+scales with the speed aimed at, say). Both matrix and sample: every matrix
+point with every draw. Keys follow the
 scenario file, dotted where nested (`initial_speed_m_s`, `stage`, `sensors`,
 `seed`, `controller.params.NAME`, `actuation.steer.delay_s`,
 `thresholds.METRIC.max`); `vehicle.KEY` sets a vehicle-file key
@@ -48,7 +54,7 @@ from ..scenarios.spec import (
     check_scenario, KEYS, load_scenario, MAX_SEED, OPTIONAL, ScenarioError, vehicle_config)
 
 CAMPAIGN_KEYS = {'name': str, 'scenario': str, 'matrix': dict, 'sample': dict, 'repeat': int,
-                 'timeout_s': (int, float), 'seed': int}
+                 'timeout_s': (int, float), 'seed': int, 'thresholds': dict}
 DEFAULT_TIMEOUT_S = 600.0
 SHORTCUTS = {'friction_scale': ('tyres.front.mu', 'tyres.rear.mu'),
              'mass_scale': ('mass_kg', 'yaw_inertia_kg_m2')}
@@ -125,8 +131,10 @@ def expand(tree: Any, path: str) -> Campaign:
             if len(runs) >= MAX_RUNS:
                 raise CampaignError(f'{path}: more than {MAX_RUNS} runs')
             run_seed = point['seed'] if 'seed' in point else derived_seed(seed, point, repeat)
-            runs.append(Run(run_id, point, repeat, run_seed,
-                            build(base, point, run_seed, f'{path}: run {run_id} {point}')))
+            where = f'{path}: run {run_id} {point}'
+            runs.append(Run(run_id, point, repeat, run_seed, build(
+                base, point, run_seed, where, thresholds_of(tree.get('thresholds', {}), point,
+                                                            path))))
     timeout = float(tree.get('timeout_s', DEFAULT_TIMEOUT_S))
     name = tree.get('name', os.path.splitext(os.path.basename(path))[0])
     return Campaign(name, path, base['name'], parameters, runs, timeout, seed, base['metrics'])
@@ -248,10 +256,37 @@ def derived_seed(campaign_seed: int, params: Dict[str, Any], repeat: int) -> int
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % (MAX_SEED + 1)
 
 
-def build(base: Dict[str, Any], params: Dict[str, Any], seed: int, where: str
-          ) -> Dict[str, Any]:
-    """Return the scenario of one run: the base with its parameters, checked."""
+def thresholds_of(given: Dict[str, Any], params: Dict[str, Any], path: str
+                  ) -> Dict[str, Dict[str, float]]:
+    """Return the campaign's thresholds for a run of `params`: each bound a number."""
+    out = {}
+    for metric, bound in given.items():
+        if not isinstance(bound, dict) or not bound or not set(bound) <= {'min', 'max'}:
+            raise CampaignError(f"{path}: key 'thresholds.{metric}' must have min and/or max")
+        out[metric] = {}
+        for side, value in bound.items():
+            where = f"{path}: key 'thresholds.{metric}.{side}'"
+            if isinstance(value, dict):
+                if set(value) != {'times', 'over'} or not _numbers([value['times']], 1):
+                    raise CampaignError(f'{where} = {value!r}: write a number or '
+                                        '{times: K, over: PARAMETER}')
+                over = params.get(value['over'])
+                if not _numbers([over], 1) or over == 0:
+                    raise CampaignError(f"{where}: '{value['over']}' must be a campaign "
+                                        f'parameter with a non-zero number in every run '
+                                        f'(this run: {over!r})')
+                value = value['times'] / over
+            elif not _numbers([value], 1):
+                raise CampaignError(f'{where} = {value!r} must be a number')
+            out[metric][side] = float(value)
+    return out
+
+
+def build(base: Dict[str, Any], params: Dict[str, Any], seed: int, where: str,
+          thresholds: Dict[str, Dict[str, float]] = None) -> Dict[str, Any]:
+    """Return the scenario of one run: the base with its parameters and thresholds, checked."""
     spec = copy.deepcopy(base)
+    spec['thresholds'].update(thresholds or {})
     spec['controller'].setdefault('params', {})
     for key, value in params.items():
         if key in SHORTCUTS:

@@ -82,3 +82,33 @@ def test_each_lease_is_a_domain_of_its_own_never_0_nor_the_user_s(monkeypatch, t
     with domains.lease() as third:
         assert third.domain == taken                # let go: free again
     second.release()
+
+
+def test_the_box_plots_show_each_group_s_infinite_values_at_the_top():
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    from rally_sim.campaign.report import _mark_infinite
+    fig, ax = plt.subplots()
+    _mark_infinite(ax, [[40.0, math.inf, math.inf], [41.0], [math.inf]])
+    assert sorted(t.get_text() for t in ax.texts) == ['1 inf', '2 inf']
+    assert [line.get_xdata()[0] for line in ax.lines] == [0, 2]       # above groups 0 and 2
+    plt.close(fig)
+
+
+def test_a_report_of_runs_with_thresholds_of_their_own_judges_each_by_its_own(tmp_path):
+    campaign = small_campaign(tmp_path)
+    table = ResultTable(campaign, str(tmp_path))
+    for k in range(4):
+        table.add(campaign.runs[k], result(k, passed=True))
+    rows = table.ordered()
+    own = {row['run_id']: {'completion_time_s': {'max': 40.5 + 10.0 * (k == 1)}}
+           for k, row in enumerate(rows)}
+    # farthest from its own bound first: run 00001 (41 s) is well within its 50.5 s
+    assert [r['run_id'] for r in worst_runs(rows, own)] == ['00003', '00002', '00000', '00001']
+    assert [r['run_id'] for r in worst_runs(rows, own['00000'])] == [
+        '00003', '00002', '00001', '00000']             # one bound for all: by the lap time
+    text = summary(rows, campaign.parameters, own)
+    assert '00002 PASS (friction_scale=1, sensors=ideal): completion_time_s 42' in text
+    png, _ = write_report(rows, campaign.parameters, own, str(tmp_path), 'own')
+    assert os.path.getsize(png) > 10000

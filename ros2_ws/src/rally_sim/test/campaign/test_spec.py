@@ -116,6 +116,14 @@ def test_samples_are_drawn_from_the_campaign_seed_within_their_distributions(tmp
     ({'matrix': {'sensors.odometry.velocity.stdev': [0.1]}},
      "unknown key 'odometry.velocity.stdev' in "),
     ({'matrix': {'sensors.imu': [0.1]}}, "unknown key 'sensors.imu'"),
+    ({'matrix': {'seed': [1]}, 'thresholds': {'completion_time_s': {'max': 'soon'}}},
+     "key 'thresholds.completion_time_s.max' = 'soon' must be a number"),
+    ({'matrix': {'seed': [1]}, 'thresholds': {'completion_time_s': {'max': {
+        'times': 550.0, 'over': 'controller.params.target_speed_m_s'}}}},
+     "'controller.params.target_speed_m_s' must be a campaign parameter with a non-zero "
+     'number in every run (this run: None)'),
+    ({'matrix': {'seed': [1]}, 'thresholds': {'completion_time_s': {'max': {'times': 1}}}},
+     '{times: K, over: PARAMETER}'),
 ])
 def test_a_bad_campaign_is_refused_naming_the_run_and_the_key(tmp_path, tree, message):
     with pytest.raises(CampaignError) as caught:
@@ -133,6 +141,11 @@ def test_a_scenario_that_does_not_exist_and_a_campaign_that_does_not_are_named(t
 def test_the_shipped_campaigns_expand():
     sweep = load_campaign('friction_sweep')
     assert len(sweep.runs) == 20 and sweep.scenario == 'path_follow'
+    # the lap time to beat scales with the speed aimed at: 550 m over it
+    for run in sweep.runs:
+        speed = run.params['controller.params.target_speed_m_s']
+        assert run.spec['thresholds']['completion_time_s'] == {'max': 550.0 / speed}
+        assert run.spec['thresholds']['off_road_time_s'] == {'max': 0.0}   # the scenario's
     robust = load_campaign('robustness_typical')
     assert [r.seed for r in robust.runs] == list(range(100))
     assert robust.runs[0].spec['sensors'] == 'typical'
