@@ -71,6 +71,27 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def cpu_share(node, process: subprocess.Popen, seconds: float, ready, start,
+              settle_s: float = 20.0):
+    """
+    Spin `node` until ready() (at most settle_s), call start(), then spin `seconds`.
+
+    Returns the process's CPU share of one core meanwhile and the wall seconds.
+    """
+    executor = EventsExecutor()
+    executor.add_node(node)
+    deadline = time.monotonic() + settle_s
+    while not ready() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    start()
+    cpu0, wall0 = cpu_seconds(process.pid), time.monotonic()
+    while time.monotonic() - wall0 < seconds:
+        executor.spin_once(timeout_sec=0.05)
+    executor.remove_node(node)
+    wall = time.monotonic() - wall0
+    return (cpu_seconds(process.pid) - cpu0) / wall, wall
+
+
 def realtime(node, seconds: float, sensors: str) -> None:
     """Measure rate, jitter and CPU of the node in real-time pacing with a sensor profile."""
     process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0', f'sensors:={sensors}',
@@ -79,17 +100,7 @@ def realtime(node, seconds: float, sensors: str) -> None:
     node.create_subscription(Odometry, 'odom', lambda _: arrivals.append(time.monotonic()), 100)
     for topic, msg_type in OUTPUTS.items():
         node.create_subscription(msg_type, topic, lambda _: None, 100)
-    executor = EventsExecutor()
-    executor.add_node(node)
-    deadline = time.monotonic() + 20.0
-    while len(arrivals) < 50 and time.monotonic() < deadline:
-        executor.spin_once(timeout_sec=0.05)
-    arrivals.clear()
-    cpu0, wall0 = cpu_seconds(process.pid), time.monotonic()
-    while time.monotonic() - wall0 < seconds:
-        executor.spin_once(timeout_sec=0.05)
-    executor.remove_node(node)
-    cpu = (cpu_seconds(process.pid) - cpu0) / (time.monotonic() - wall0)
+    cpu, _ = cpu_share(node, process, seconds, lambda: len(arrivals) >= 50, arrivals.clear)
     stop_node(process)
     gaps = [1000.0 * (b - a) for a, b in zip(arrivals, arrivals[1:])]
     print(f'real time, physics 1000 Hz, publishing 100 Hz, sensors {sensors}, every output '
@@ -112,19 +123,8 @@ def f1tenth_realtime(node, seconds: float) -> None:
     node.create_subscription(LaserScan, 'scan', lambda m: scans.append(m.header.stamp), 100)
     node.create_subscription(Odometry, 'odom', lambda m: odometry.append(m.twist.twist.linear.x),
                              100)
-    executor = EventsExecutor()
-    executor.add_node(node)
-    deadline = time.monotonic() + 30.0
-    while (len(scans) < 40 or not odometry or odometry[-1] < 1.0) and \
-            time.monotonic() < deadline:
-        executor.spin_once(timeout_sec=0.05)
-    scans.clear()
-    cpu0, wall0 = cpu_seconds(process.pid), time.monotonic()
-    while time.monotonic() - wall0 < seconds:
-        executor.spin_once(timeout_sec=0.05)
-    executor.remove_node(node)
-    wall = time.monotonic() - wall0
-    cpu = (cpu_seconds(process.pid) - cpu0) / wall
+    cpu, wall = cpu_share(node, process, seconds, lambda: len(scans) >= 40 and odometry and
+                          odometry[-1] >= 1.0, scans.clear, settle_s=30.0)
     moving = odometry[-1] if odometry else 0.0
     stop_node(driver)
     stop_node(process)
