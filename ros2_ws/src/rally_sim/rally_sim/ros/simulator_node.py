@@ -119,12 +119,16 @@ class SimulatorNode(Node):
     def _log_start(self, config) -> None:
         s = self.settings
         sync = (f", synchronous with {', '.join(self.sync.controllers)}" if self.sync else '')
+        cars = self.session.cars
+        what = f"{config['name']} ({config['model']})" if len(cars) == 1 else 'cars ' + ', '.join(
+            f"{car.name} ({car.vehicle.config['name']})" for car in cars)
         self.get_logger().info(
-            f"{config['name']} ({config['model']}) on {self.vehicle.surface.description}; physics "
+            f'{what} on {self.vehicle.surface.description}; physics '
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
             f"{s['pacing']}{sync}, command mode {s['command_mode']}; sensors "
             f"{self.sensors.profile.name} ({', '.join(self.outputs.topics()) or 'none'}), seed "
-            f"{self.seed}, TF odom -> base_link: {s['tf_source']}")
+            f"{self.seed}, TF {self.frames.odom} -> {self.frames.base}: {s['tf_source']}"
+            + (' (each car alike)' if len(cars) > 1 else ''))
         if s['tf_source'] == 'measured' and self.outputs.odom is None:
             self.get_logger().warning(
                 f"tf_source measured: the sensor profile '{self.sensors.profile.name}' has no "
