@@ -16,6 +16,7 @@ from rally_sim.campaign.controllers import check_controller, module_of
 from rally_sim.campaign.inprocess import InProcessError, run_scenario
 from rally_sim.resources import config_file
 from rally_sim.scenarios.spec import load_scenario
+from support.bags import decode_everything
 import yaml
 
 DRIFT = {'duration_s': 4.0, 'settle_s': 1.0,
@@ -159,6 +160,19 @@ def test_the_path_follower_s_other_cars_and_stage_pass_in_process(name):
     assert result['metrics']['completion_time_s'] < spec['duration_s']
 
 
+def test_the_gap_followers_lap_the_track_in_process_and_the_faster_passes():
+    alone = load_scenario('gap_follow_track')
+    alone['seed_in_use'] = 0
+    lap = run_scenario(alone)
+    assert lap['passed'], lap['thresholds']        # two laps, on the lidar alone, no contact
+    assert lap['metrics']['collisions'] == 0.0 and lap['metrics']['min_clearance_m'] > 0.05
+    two = load_scenario('two_cars_track')
+    two['seed_in_use'] = 0
+    race = run_scenario(two)
+    assert race['passed'], race['thresholds']
+    assert race['metrics']['passes'] >= 1.0 and race['contacts'] == []
+
+
 @pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac'])
 def test_the_drifts_on_snow_and_tarmac_pass_in_process(name):
     """The reference drift controller on the least and the most grip, full length."""
@@ -196,9 +210,16 @@ def test_a_car_blind_to_the_one_ahead_runs_into_it_in_process_as_over_ros(tmp_pa
     path = shortened(tmp_path, 'two_cars_track', {'controller': follower, 'opponents': slow,
                                                   'duration_s': 4.0})
     result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(path),
-                             '--output', str(tmp_path / 'ros')], capture_output=True,
-                            text=True, timeout=600)
+                             '--output', str(tmp_path / 'ros'), '--record',
+                             str(tmp_path / 'bag')], capture_output=True, text=True,
+                            timeout=600)
     assert result.returncode == 1, result.stdout + result.stderr      # failed: a collision
+    decoded = decode_everything(tmp_path / 'bag')     # each car's topics under its name
+    assert {f'/{car}/{topic}' for car in ('ego', 'slow') for topic in (
+        'odom', 'scan', 'ackermann_cmd', 'ground_truth/odom')} | {'/collision', '/map'} <= set(
+        decoded)
+    assert len(decoded['/ego/scan'][0].ranges) == 1080
+    assert sorted(m.car for m in decoded['/collision']) == ['ego', 'slow']
     ros = json.loads(next((tmp_path / 'ros').glob('*/report.json')).read_text())
     spec = load_scenario(str(path))
     spec['seed_in_use'] = ros['seed']
