@@ -15,8 +15,8 @@ from .spec import (
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
 from ..physics import SURFACE_GRIP
-from ..world.contact import corners, quad_clearance, wall_clearance
-from ..world.scene import box_at, footprint_of
+from ..world.contact import corners, least_clearance, quad_clearance
+from ..world.scene import box_at, boxes_at, footprint_of
 from ..world.stages import STAGES
 
 DRIFT_SIDESLIP_DEG = 10.0
@@ -216,17 +216,17 @@ def world_metrics(spec: Dict[str, Any], states: Dict[str, np.ndarray], contacts_
     if walls is None and not len(others):
         return {}
     outline = footprint_of(vehicle_config(spec))
-    blocked, meta = (walls.blocked, walls.meta) if walls is not None else (None, None)
-    outlines = [footprint_of(opponent_config(spec, o)) for o in spec.get('opponents', [])]
     least = CLEARANCE_REACH_M
-    poses = zip(states['x'].tolist(), states['y'].tolist(), states['yaw'].tolist())
-    for k, (x, y, yaw) in enumerate(poses):
-        row = box_at(x, y, yaw, outline)
-        if blocked is not None:
-            least = min(least, wall_clearance(blocked, meta, row, least)[0])
-        for other, other_outline in zip(others, outlines):
+    if walls is not None and len(states['x']):
+        rows = boxes_at(states['x'], states['y'], states['yaw'], outline)
+        least = least_clearance(walls.blocked, walls.meta, rows, least)
+    outlines = [footprint_of(opponent_config(spec, o)) for o in spec.get('opponents', [])]
+    for other, other_outline in zip(others, outlines):
+        for k, (x, y, yaw) in enumerate(zip(states['x'].tolist(), states['y'].tolist(),
+                                            states['yaw'].tolist())):
             theirs = box_at(*(float(v) for v in other[k]), other_outline)
-            least = min(least, quad_clearance(corners(row), corners(theirs)))
+            least = min(least, quad_clearance(corners(box_at(x, y, yaw, outline)),
+                                              corners(theirs)))
     end_ns = round(states['t'][-1] * 1e9) if len(states['t']) else 0
     metrics = {'collisions': float(sum(1 for t in contacts_ns if t <= end_ns)),
                'min_clearance_m': float(least)}

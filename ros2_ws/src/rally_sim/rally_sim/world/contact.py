@@ -119,3 +119,15 @@ def wall_clearance(blocked: np.ndarray, meta: np.ndarray, box: np.ndarray, reach
                 if best == 0.0:
                     return best, at_x, at_y
     return best, at_x, at_y
+
+
+@njit
+def least_clearance(blocked: np.ndarray, meta: np.ndarray, boxes: np.ndarray, reach: float
+                    ) -> float:
+    """Return the least clearance [m] of footprints (boxes: rows) to the walls, at most `reach`."""
+    least = reach
+    for k in range(boxes.shape[0]):
+        least = min(least, wall_clearance(blocked, meta, boxes[k], least)[0])
+        if least == 0.0:
+            break
+    return least

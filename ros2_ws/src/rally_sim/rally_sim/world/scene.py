@@ -111,16 +111,28 @@ class Scene:
 
 def prepare() -> None:
     """Load (or compile) the kernels of beams and contact: a scan and a clearance, once."""
-    from .contact import corners, quad_clearance, wall_clearance
+    from .contact import corners, least_clearance, quad_clearance, wall_clearance
     row = np.array([0.0, 0.0, 0.0, 1.0, 0.5])
     cast(*NOTHING, NO_BOXES, 0.0, 0.0, np.zeros(1), 1.0, np.empty(1))
     wall_clearance(*NOTHING, row, 1.0)
+    least_clearance(*NOTHING, row[None], 1.0)
     quad_clearance(corners(row), corners(row))
 
 
 def box(state: np.ndarray, outline: Footprint) -> np.ndarray:
     """Return a footprint row (raycast's BOX_* columns) of a car in `state`."""
     return box_at(float(state[X]), float(state[Y]), float(state[YAW]), outline)
+
+
+def boxes_at(x: np.ndarray, y: np.ndarray, yaw: np.ndarray, outline: Footprint) -> np.ndarray:
+    """Return the footprint rows (n, 5) of a car whose CG stands at each (x, y) heading yaw."""
+    rows = np.empty((len(x), 5))
+    rows[:, BOX_X] = x + np.cos(yaw) * outline.ahead_of_cg_m
+    rows[:, BOX_Y] = y + np.sin(yaw) * outline.ahead_of_cg_m
+    rows[:, BOX_YAW] = yaw
+    rows[:, BOX_HALF_LENGTH] = 0.5 * outline.length_m
+    rows[:, BOX_HALF_WIDTH] = 0.5 * outline.width_m
+    return rows
 
 
 def box_at(x: float, y: float, yaw: float, outline: Footprint) -> np.ndarray:
