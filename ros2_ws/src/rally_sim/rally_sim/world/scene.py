@@ -14,7 +14,8 @@ from typing import List, NamedTuple, Optional
 import numpy as np
 
 from .occupancy import OccupancyMap
-from .raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW, cast, NO_BOXES
+from .raycast import (
+    BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW, cast, clearance_cells, NO_BOXES)
 from ..physics.model import X, Y, YAW
 
 NOTHING = (np.zeros((1, 1), dtype=np.uint8), np.array([1.0, 0.0, 0.0, 1.0, 0.0]))
@@ -82,6 +83,8 @@ class Scene:
         self.blocked, self.meta = ((occupancy.blocked, occupancy.meta) if occupancy is not None
                                    else NOTHING)
         self.walls = bool(self.blocked.any())
+        self.clearance = clearance_cells(self.blocked)
+        """Each cell's distance to the walls in cells, as beams leap across open space."""
         """Whether any cell is occupied (anything for a car to touch but other cars)."""
 
     def add(self, vehicle, footprint: Footprint) -> None:
@@ -104,7 +107,7 @@ class Scene:
              ) -> np.ndarray:
         """Return each beam's range from (x, y) to a wall or another car (inf: none in range)."""
         out = np.empty(len(headings))
-        cast(self.blocked, self.meta, self.boxes(leave_out=vehicle), float(x), float(y),
+        cast(self.clearance, self.meta, self.boxes(leave_out=vehicle), float(x), float(y),
              np.ascontiguousarray(headings, dtype=np.float64), float(max_range), out)
         return out
 
@@ -113,7 +116,8 @@ def prepare() -> None:
     """Load (or compile) the kernels of beams and contact: a scan and a clearance, once."""
     from .contact import corners, least_clearance, quad_clearance, wall_clearance
     row = np.array([0.0, 0.0, 0.0, 1.0, 0.5])
-    cast(*NOTHING, NO_BOXES, 0.0, 0.0, np.zeros(1), 1.0, np.empty(1))
+    cast(clearance_cells(NOTHING[0]), NOTHING[1], NO_BOXES, 0.0, 0.0, np.zeros(1), 1.0,
+         np.empty(1))
     wall_clearance(*NOTHING, row, 1.0)
     least_clearance(*NOTHING, row[None], 1.0)
     quad_clearance(corners(row), corners(row))

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 from rally_sim.world.occupancy import OccupancyMap
-from rally_sim.world.raycast import box_range, cast, map_range, NO_BOXES
+from rally_sim.world.raycast import (
+    box_range, cast, CLEARANCE_CAP, clearance_cells, map_range, NO_BOXES)
 
 
 def grid(cells, resolution=0.05, origin=(-1.0, -2.5, 0.0)):
@@ -20,9 +21,11 @@ def walled():
     return grid(cells)
 
 
-def scan(occupancy, x, y, headings, max_range=30.0, boxes=NO_BOXES):
+def scan(occupancy, x, y, headings, max_range=30.0, boxes=NO_BOXES, leap=True):
+    """Cast the beams (leap False: cell by cell, every cell's clearance taken as at most 1)."""
+    clear = clearance_cells(occupancy.blocked)
     out = np.empty(len(headings))
-    cast(occupancy.blocked, occupancy.meta, boxes, x, y, np.asarray(headings, float),
+    cast(clear if leap else np.minimum(clear, 1), occupancy.meta, boxes, x, y, np.asarray(headings, float),
          max_range, out)
     return out
 
@@ -103,5 +106,39 @@ def test_a_footprint_reads_at_its_edge_from_any_side():
     ranges = scan(occupancy, 0.0, 0.0, [0.0, 0.3], boxes=box)
     assert ranges[0] == pytest.approx(4.71, abs=1e-12)
     assert ranges[1] == pytest.approx(7.0 / math.cos(0.3), abs=1e-9)    # past the car
-    assert map_range(occupancy.blocked, occupancy.meta, 0.0, 0.0, 0.0, 30.0) == \
+    assert map_range(clearance_cells(occupancy.blocked), occupancy.meta, 0.0, 0.0, 0.0, 30.0) == \
         pytest.approx(7.0, abs=1e-12)
+
+
+def test_clearance_is_the_chessboard_distance_to_the_nearest_occupied_cell():
+    rng = np.random.default_rng(20261126)
+    for density in (0.0, 0.002, 0.05, 0.5):
+        blocked = (rng.random((37, 53)) < density).astype(np.uint8)
+        clear = clearance_cells(blocked)
+        rows, cols = np.nonzero(blocked)
+        r, c = np.mgrid[0:37, 0:53]
+        want = np.full(blocked.shape, CLEARANCE_CAP)
+        for i, j in zip(rows, cols):
+            want = np.minimum(want, np.maximum(abs(r - i), abs(c - j)))
+        assert clear.dtype == np.uint8 and np.array_equal(clear, want), density
+
+
+def test_leaping_across_open_space_gives_the_cell_by_cell_ranges_to_the_bit():
+    rng = np.random.default_rng(7)
+    hits = 0
+    for trial in range(40):
+        cells = rng.random((120, 160)) < rng.choice([0.001, 0.005, 0.02])
+        cells[rng.integers(0, 120), :] = True           # a long wall, and open ground beside it
+        occupancy = grid(cells, resolution=rng.choice([0.05, 0.1, 0.25]),
+                         origin=(rng.uniform(-6, -2), rng.uniform(-5, -1),
+                                 rng.choice([0.0, rng.uniform(-1, 1)])))
+        x, y = rng.uniform(-1.0, 3.0, 2)
+        # every direction, the axes and diagonals exactly among them (ties of crossings)
+        headings = np.concatenate([rng.uniform(-math.pi, math.pi, 200),
+                                   np.arange(-4, 4) * math.pi / 4])
+        max_range = rng.uniform(3.0, 40.0)
+        leaping = scan(occupancy, x, y, headings, max_range)
+        walking = scan(occupancy, x, y, headings, max_range, leap=False)
+        assert np.array_equal(leaping, walking), trial
+        hits += int(np.isfinite(leaping).sum())
+    assert hits > 2000
