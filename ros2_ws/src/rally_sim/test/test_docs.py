@@ -7,6 +7,9 @@ Each fenced block carries a marker on the line before it:
                                            python: run in the project's environment
     <!-- doc-test: run after -->           the same, after the block before it (its
                                            variables, its files)
+    <!-- doc-test: run with --duration S -->  bash: run as written, each ./rally run and
+                                           ./rally scenario cut to S s by its own
+                                           --duration option (a long run, shorter)
     <!-- doc-test: scenario -->            YAML: a scenario file, loaded and checked
     <!-- doc-test: scenario over NAME -->  YAML: scenario keys, over shipped scenario NAME
     <!-- doc-test: campaign -->            YAML: a campaign file, expanded and checked
@@ -27,8 +30,10 @@ import yaml
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))
 DOCUMENTS = ['README.md', os.path.join('docs', 'user_guide.md')]
-MARKER = re.compile(r'<!-- doc-test: (run after|run|scenario over (\w+)|scenario|campaign|'
-                    r'not run: .+) -->$')
+MARKER = re.compile(r'<!-- doc-test: (run after|run with (--duration [0-9.]+)|run|'
+                    r'scenario over (\w+)|scenario|campaign|not run: .+) -->$')
+SHORTENED = re.compile(r'^(\./rally (?:run|scenario)\b[^#]*?)(\s*#.*)?$', re.MULTILINE)
+"""A command line that a --duration option shortens, and its comment."""
 BLOCK_TIMEOUT_S = 900
 
 
@@ -65,14 +70,16 @@ def test_the_document_s_blocks_run_and_check_as_written(document, tmp_path):
             continue
         where = f'{document}:{line}'
         kind = marker.group(1)
-        if kind in ('run', 'run after') and language == 'bash':
+        if kind.startswith('run with') and language == 'bash':
+            _run_shell(SHORTENED.sub(rf'\1 {marker.group(2)}\2', text), tmp_path, where)
+        elif kind in ('run', 'run after') and language == 'bash':
             _run_shell(text, tmp_path, where)
         elif kind in ('run', 'run after') and language == 'python':
             if kind == 'run':
                 namespace = {'__name__': '__doc_block__'}
             _run_python(text, namespace, tmp_path, where)
         else:
-            _check_yaml(kind, marker.group(2), text, tmp_path, where)
+            _check_yaml(kind, marker.group(3), text, tmp_path, where)
 
 
 def _run_shell(text: str, folder, where: str) -> None:
@@ -109,3 +116,10 @@ def _check_yaml(kind: str, base: str, text: str, folder, where: str) -> None:
         spec.update(tree)
         tree = spec
     check_scenario(tree, where)
+
+
+def test_a_shortened_block_cuts_each_run_by_its_own_option():
+    text = './rally run     # the demo\n./rally scenario path_follow\n./rally exec true\n'
+    assert SHORTENED.sub(r'\1 --duration 2\2', text) == (
+        './rally run --duration 2     # the demo\n./rally scenario path_follow --duration 2\n'
+        './rally exec true\n')

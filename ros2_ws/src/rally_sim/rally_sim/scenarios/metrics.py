@@ -119,6 +119,16 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
     return {'metrics': metrics, 'series': series}
 
 
+def settled(statistic, values: np.ndarray) -> float:
+    """Return statistic(values) over the window after settle_s; nan if the run ended before it."""
+    return float(statistic(values)) if len(values) else math.nan
+
+
+def rms(values: np.ndarray) -> float:
+    """Return the root mean square of values."""
+    return float(np.sqrt(np.mean(values ** 2)))
+
+
 def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
     """Return the drift metrics (after settle_s) and their time series (result: path, states)."""
     points, s = result['path'].points, result['states']
@@ -133,12 +143,12 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
     window = t >= spec['settle_s']
     dt = np.diff(t, append=t[-1])
     metrics = {
-        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
-        'sideslip_std_deg': float(np.std(np.abs(beta[window]))),
-        'yaw_rate_mean_rad_s': float(np.mean(yaw_rate[window])),
-        'radius_error_rms_m': float(np.sqrt(np.mean(radius_error[window] ** 2))),
+        'sideslip_mean_deg': settled(np.mean, np.abs(beta[window])),
+        'sideslip_std_deg': settled(np.std, np.abs(beta[window])),
+        'yaw_rate_mean_rad_s': settled(np.mean, yaw_rate[window]),
+        'radius_error_rms_m': settled(rms, radius_error[window]),
         'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
-        'mean_speed_m_s': float(np.mean(speed[window])),
+        'mean_speed_m_s': settled(np.mean, speed[window]),
     }
     series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
               'x': s['x'], 'y': s['y'],
@@ -148,7 +158,7 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
         target = drift_target(spec)
         aimed = (math.degrees(target.sideslip_rad), target.yaw_rate_rad_s, target.speed_m_s)
         for name, values, goal in zip(TARGET_METRICS, (beta, yaw_rate, speed), aimed):
-            metrics[name] = float(np.sqrt(np.mean((values[window] - goal) ** 2)))
+            metrics[name] = settled(rms, values[window] - goal)
         series['targets'] = {'sideslip [deg / 10]': aimed[0] / 10.0,
                              'yaw rate [rad/s]': aimed[1], 'speed': aimed[2]}
     return {'metrics': metrics, 'series': series}
@@ -185,13 +195,13 @@ def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[s
             elif t[-1] - t[k] >= REGAIN_WITHIN_S:
                 regains.append(math.inf)
     metrics = {
-        'lateral_error_rms_m': float(np.sqrt(np.mean(lateral[window] ** 2))),
-        'lateral_error_max_m': float(np.max(np.abs(lateral[window]))),
+        'lateral_error_rms_m': settled(rms, lateral[window]),
+        'lateral_error_max_m': settled(np.max, np.abs(lateral[window])),
         'transitions': float(len(regains)),
         'regain_max_s': max(regains) if regains else math.inf,
-        'sideslip_mean_deg': float(np.mean(np.abs(beta[window]))),
+        'sideslip_mean_deg': settled(np.mean, np.abs(beta[window])),
         'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
-        'mean_speed_m_s': float(np.mean(speed[window])),
+        'mean_speed_m_s': settled(np.mean, speed[window]),
     }
     series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
               'x': s['x'], 'y': s['y'], 'targets': {},

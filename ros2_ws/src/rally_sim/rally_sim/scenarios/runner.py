@@ -1,7 +1,7 @@
 """
 Closed-loop scenarios: simulator and controller in step, metrics, pass or fail.
 
-    ./rally scenario NAME|FILE.yaml [--output DIR] [--record BAG_DIR]
+    ./rally scenario NAME|FILE.yaml [--output DIR] [--record BAG_DIR] [--duration S]
 
 A scenario names the vehicle, the stage, the controller (a command line: one
 of ours or a user's executable), the initial speed, the duration and pass
@@ -29,7 +29,7 @@ import os
 import struct
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -384,6 +384,8 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
               'loop_real_time_factor': simulated / result['loop_wall_s'],
               'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed,
               'contacts': result['contacts']}
+    if 'cut_from_s' in spec:        # --duration: a quick look, not judged
+        report.update(cut_from_s=spec['cut_from_s'], passed=None)
     with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
         json.dump(report, out, indent=2, default=str)
     return report, result, evaluated['series']
@@ -401,10 +403,16 @@ def main(argv=None, stop: StopRequest = None) -> int:
     parser.add_argument('scenario', help='shipped scenario name (path_follow) or a YAML file')
     parser.add_argument('--output', default='out', help='folder for the report (default out)')
     parser.add_argument('--record', metavar='DIR', help='record a rosbag2 MCAP bag into DIR')
+    parser.add_argument('--duration', type=float, metavar='S',
+                        help="a quick look: only the first S s of simulated time, when "
+                        "shorter than the scenario's duration_s; the cut run's metrics are "
+                        'printed beside the thresholds, without a verdict (exit 0 unless the '
+                        'run breaks)')
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         spec = load_scenario(args.scenario)
         outputs(spec)
+        cut_from_s = shorten(spec, args.duration)
     except ScenarioError as error:
         print(f'error: {error}', file=sys.stderr)
         return 2
@@ -430,15 +438,38 @@ def main(argv=None, stop: StopRequest = None) -> int:
     verdicts, passed, simulated = report['thresholds'], report['passed'], report['simulated_s']
     for metric, value in report['metrics'].items():
         verdict = verdicts.get(metric)
+        said = 'threshold' if cut_from_s is not None else 'PASS' if verdict and verdict[
+            'passed'] else 'FAIL'
         bound = '' if verdict is None else (
-            f"  [{'PASS' if verdict['passed'] else 'FAIL'}: "
+            f"  [{said}: "
             + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
         print(f'  {metric:<24} {value:10.4f}{bound}')
-    print(f"{'PASSED' if passed else 'FAILED'}: {simulated:.2f} s simulated in "
+    verdict = (f'CUT at {args.duration:g} s of {cut_from_s:g} (--duration; no verdict)'
+               if cut_from_s is not None else 'PASSED' if passed else 'FAILED')
+    print(f"{verdict}: {simulated:.2f} s simulated in "
           f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time; the loop "
           f"after the controller's first answer x{report['loop_real_time_factor']:.2f}); "
           f'report in {folder}')
-    return 0 if passed else 1
+    return 0 if passed or cut_from_s is not None else 1
+
+
+def shorten(spec: Dict[str, Any], duration_s: Optional[float]) -> Optional[float]:
+    """
+    Cut the run to duration_s (--duration) when shorter than the scenario's.
+
+    Returns the scenario's own duration when cut (the run is not judged, and
+    its report says so in cut_from_s), else None. ScenarioError: not a
+    positive number of seconds.
+    """
+    if duration_s is None:
+        return None
+    if not (math.isfinite(duration_s) and duration_s > 0.0):
+        raise ScenarioError(f'--duration {duration_s:g}: must be a positive number of seconds')
+    if duration_s >= spec['duration_s']:
+        return None
+    cut_from_s, spec['duration_s'] = spec['duration_s'], duration_s
+    spec['cut_from_s'] = cut_from_s
+    return cut_from_s
 
 
 if __name__ == '__main__':

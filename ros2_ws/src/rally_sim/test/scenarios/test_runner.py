@@ -1,6 +1,7 @@
 """The scenario runner: built-in scenario passes, runs are identical, a bad controller fails."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -121,6 +122,21 @@ def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2
     assert "key 'stage' must be one of" in result.stderr
+
+
+def test_duration_cuts_a_run_short_without_a_verdict(tmp_path):
+    for value in ('0', '-1', 'nan', 'inf'):
+        result, _ = run_scenario('path_follow', tmp_path / 'bad', '--duration', value)
+        assert result.returncode == 2 and 'Traceback' not in result.stderr, value
+        assert '--duration' in result.stderr and 'positive number of seconds' in result.stderr
+    # the first second of a lap: its completion time cannot pass, and is not judged
+    result, report = run_scenario('path_follow', tmp_path, '--duration', '1')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert report['cut_from_s'] == 60.0 and report['passed'] is None
+    assert report['simulated_s'] == pytest.approx(1.0, abs=0.03)
+    assert report['metrics']['completion_time_s'] == math.inf
+    assert 'completion_time_s               inf  [threshold: max 55]' in result.stdout
+    assert 'CUT at 1 s of 60 (--duration; no verdict)' in result.stdout
 
 
 def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
