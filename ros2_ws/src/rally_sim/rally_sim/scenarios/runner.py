@@ -404,7 +404,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
     parser.add_argument('--output', default='out', help='folder for the report (default out)')
     parser.add_argument('--record', metavar='DIR', help='record a rosbag2 MCAP bag into DIR')
     parser.add_argument('--duration', type=float, metavar='S',
-                        help="a quick look: only the first S s of simulated time, when "
+                        help='a quick look: only the first S s of simulated time, when '
                         "shorter than the scenario's duration_s; the cut run's metrics are "
                         'printed beside the thresholds, without a verdict (exit 0 unless the '
                         'run breaks)')
@@ -441,12 +441,12 @@ def main(argv=None, stop: StopRequest = None) -> int:
         said = 'threshold' if cut_from_s is not None else 'PASS' if verdict and verdict[
             'passed'] else 'FAIL'
         bound = '' if verdict is None else (
-            f"  [{said}: "
+            f'  [{said}: '
             + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
         print(f'  {metric:<24} {value:10.4f}{bound}')
     verdict = (f'CUT at {args.duration:g} s of {cut_from_s:g} (--duration; no verdict)'
                if cut_from_s is not None else 'PASSED' if passed else 'FAILED')
-    print(f"{verdict}: {simulated:.2f} s simulated in "
+    print(f'{verdict}: {simulated:.2f} s simulated in '
           f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time; the loop "
           f"after the controller's first answer x{report['loop_real_time_factor']:.2f}); "
           f'report in {folder}')

@@ -85,6 +85,12 @@ def _enters(index: int, p0: float, d: float) -> float:
 
 
 @njit
+def _after(when: float, t: float, ties: bool) -> bool:
+    """Return whether a crossing at `when` comes after t (at t too, unless `ties`)."""
+    return when > t if ties else when >= t
+
+
+@njit
 def _caught_up(index: int, step: int, t: float, p0: float, d: float, ties: bool) -> int:
     """
     Return the column (row) the beam is in at t, from `index`, where it was before.
@@ -97,10 +103,9 @@ def _caught_up(index: int, step: int, t: float, p0: float, d: float, ties: bool)
     before, guess = index, int(math.floor(p0 + d * t))
     if (guess - index) * step > 0:
         index = guess
-    while index != before and (_enters(index, p0, d) > t if ties
-                              else _enters(index, p0, d) >= t):
+    while index != before and _after(_enters(index, p0, d), t, ties):
         index -= step
-    while (_enters(index + step, p0, d) <= t if ties else _enters(index + step, p0, d) < t):
+    while not _after(_enters(index + step, p0, d), t, ties):
         index += step
     return index
 

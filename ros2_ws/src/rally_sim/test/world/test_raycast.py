@@ -25,8 +25,8 @@ def scan(occupancy, x, y, headings, max_range=30.0, boxes=NO_BOXES, leap=True):
     """Cast the beams (leap False: cell by cell, every cell's clearance taken as at most 1)."""
     clear = clearance_cells(occupancy.blocked)
     out = np.empty(len(headings))
-    cast(clear if leap else np.minimum(clear, 1), occupancy.meta, boxes, x, y, np.asarray(headings, float),
-         max_range, out)
+    cast(clear if leap else np.minimum(clear, 1), occupancy.meta, boxes, x, y,
+         np.asarray(headings, float), max_range, out)
     return out
 
 
