@@ -90,8 +90,9 @@ SPECS: Dict[str, Spec] = {
                              'to acknowledge what it published (Fast DDS acknowledges on its '
                              'heartbeat, every 3 s; a bag recorder gets the last messages), 0: '
                              'none', 0.0, 10.0),
-    'timeout_brake_torque_n_m': Spec(1000.0, 'brake torque per wheel applied by the watchdog',
-                                     0.0, 100000.0, live=True),
+    'timeout_brake_torque_n_m': Spec(1000.0, 'brake torque per wheel applied by the watchdog '
+                                     "(at most the car's brakes' own limit)", 0.0, 100000.0,
+                                     live=True),
     'odom_frame': Spec('odom', 'frame of the odometry pose (REP-105); in a namespace NS, '
                        'every frame is prefixed NS/'),
     'base_frame': Spec('base_link', 'vehicle frame, at the CG projected to the ground'),

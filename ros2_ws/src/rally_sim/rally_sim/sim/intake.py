@@ -186,8 +186,9 @@ class CommandIntake:
         starts (integrate); a command received in between is applied at once
         without integrating.
         """
-        if self.timed_out:
-            brake = np.full(4, self.settings['timeout_brake_torque_n_m'])
+        if self.timed_out:      # at most the car's brakes: no clamp to warn of
+            brake = np.minimum(self.settings['timeout_brake_torque_n_m'],
+                               self.vehicle.brake_limit)
             command = Command(self.steer_rad, self.steer_rate, np.zeros(4), brake, 0.0)
         elif self.settings['command_mode'] == 'speed':
             drive, brake = self.speed.torques(self.target_speed, self.target_acceleration,

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from rally_sim.control.interface import Ackermann, WheelTorques
 from rally_sim.physics import Surface, Vehicle
+from rally_sim.physics.model import C_BRAKE
 from rally_sim.sensors import load_profile
 from rally_sim.sim import Front, Session, Start
 from rally_sim.sim.session import DEFAULT_SETTINGS
@@ -106,3 +107,18 @@ def test_a_car_whose_physics_fails_is_named_to_the_front_end():
     session.cars[1].vehicle.state[3] = np.inf       # as a corrupted state would be
     session.advance(100)
     assert len(fronts[0].failures) == 1 and "car 'opponent'" in fronts[0].failures[0]
+
+
+def test_the_watchdog_brakes_a_small_car_with_its_own_brakes_without_a_clamp_warning(caplog):
+    config = vehicle('f1tenth')         # brakes of well under the default 1000 N m a wheel
+    session = Session(Vehicle(config, SURFACE), load_profile('ideal'), 0,
+                      start=Start(0.0, 0.0, 0.0, 3.0), front=Kept())
+    car = session.cars[0]
+    assert np.all(car.vehicle.brake_limit < DEFAULT_SETTINGS['timeout_brake_torque_n_m'])
+    with caplog.at_level('WARNING', logger='rally_sim'):
+        session.at_step(publish=True)
+        session.advance(round(1.0 / session.dt))       # no command: the watchdog at 0.5 s
+    said = [r.getMessage() for r in caplog.records]
+    assert any('no command for 0.5 s' in m for m in said), said
+    assert not any('clamped' in m for m in said), said
+    assert car.vehicle.command[C_BRAKE:C_BRAKE + 4].tolist() == car.vehicle.brake_limit.tolist()
