@@ -56,3 +56,32 @@ class Reports:
         dropped = self._dropped[topic] = self._dropped.get(topic, 0) + 1
         self.warn(f'non_finite {topic}', f'dropped a message on {topic} with a non-finite '
                   f'value ({dropped} dropped so far): {non_finite(fields)}')
+
+
+class CarReports(Reports):
+    """
+    One car's reports in a session of named cars: the session's counters, warnings naming it.
+
+    Each warning starts "car 'NAME': " and is rate-limited for this car
+    alone, so one car's warnings never hide another's.
+    """
+
+    def __init__(self, shared: Reports, name: str):
+        """Report as `shared` does, for the car called `name`."""
+        super().__init__(_Named(shared.logger, f"car '{name}': "))
+        self.counters = shared.counters
+
+
+class _Named:
+    """A logger whose messages start with a prefix."""
+
+    def __init__(self, logger, prefix: str):
+        self._logger, self._prefix = logger, prefix
+
+    def warning(self, text: str) -> None:
+        """Log a warning, prefixed."""
+        self._logger.warning(self._prefix + text)
+
+    def info(self, text: str) -> None:
+        """Log information, prefixed."""
+        self._logger.info(self._prefix + text)

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 from . import stepping
 from .contacts import Contacts
 from .intake import CommandIntake, CONTROL_PERIOD_S
-from .reports import Reports
+from .reports import CarReports, Reports
 from ..physics import DriverCommand, load_vehicle, Vehicle
 from ..resources import vehicle_path
 from ..sensors import Measurement, Profile, Sensors
@@ -102,7 +102,8 @@ class Car:
         self.name = name
         self.vehicle = vehicle
         self.settings = dict(DEFAULT_SETTINGS) if settings is None else settings
-        self.intake = CommandIntake(vehicle, self.settings, session.reports, session.dt,
+        reports = CarReports(session.reports, name) if name else session.reports
+        self.intake = CommandIntake(vehicle, self.settings, reports, session.dt,
                                     lambda: session.sim_steps)
         self.start = start
         self.front = front

@@ -122,3 +122,20 @@ def test_the_watchdog_brakes_a_small_car_with_its_own_brakes_without_a_clamp_war
     assert any('no command for 0.5 s' in m for m in said), said
     assert not any('clamped' in m for m in said), said
     assert car.vehicle.command[C_BRAKE:C_BRAKE + 4].tolist() == car.vehicle.brake_limit.tolist()
+
+
+def test_each_car_s_warnings_name_it_and_hide_no_other_car_s(caplog):
+    session = Session(Vehicle(vehicle('volvo_v40'), SURFACE), load_profile('ideal'), 0,
+                      start=Start(0.0, 0.0, 0.0, 3.0), front=Kept(), name='car1')
+    session.add_car('car2', Vehicle(vehicle('rwd_gravel'), SURFACE), load_profile('ideal'), 1,
+                    start=Start(0.0, 10.0, 0.0, 3.0), front=Kept())
+    with caplog.at_level('WARNING', logger='rally_sim'):
+        for car in session.cars:        # beyond each car's steering: clamped, both warned
+            car.take(Ackermann(3.0, 0.0, 0.0, 0.0))
+        session.at_step(publish=True)
+        session.advance(round(1.0 / session.dt))       # then no command: each watchdog
+    said = [r.getMessage() for r in caplog.records]
+    for name in ('car1', 'car2'):
+        assert any(m.startswith(f"car '{name}': command clamped") for m in said), said
+        assert any(m.startswith(f"car '{name}': no command for 0.5 s") for m in said), said
+    assert session.reports.counters['clamped'] >= 2     # one count for the node
