@@ -83,9 +83,9 @@ class Scene:
         self.blocked, self.meta = ((occupancy.blocked, occupancy.meta) if occupancy is not None
                                    else NOTHING)
         self.walls = bool(self.blocked.any())
+        """Whether any cell is occupied (anything for a car to touch but other cars)."""
         self.clearance = clearance_cells(self.blocked)
         """Each cell's distance to the walls in cells, as beams leap across open space."""
-        """Whether any cell is occupied (anything for a car to touch but other cars)."""
 
     def add(self, vehicle, footprint: Footprint) -> None:
         """Put a car (its Vehicle, whose state moves it) into the scene."""
