@@ -151,12 +151,13 @@ def test_the_figure_eight_passes_in_process_and_holds_cars_it_was_not_planned_on
 
 @pytest.mark.parametrize('name', ['path_follow_arcade', 'path_follow_kinematic',
                                   'path_follow_hills', 'path_follow_driver',
-                                  'mppi_rally_stage'])
+                                  'path_follow_typical', 'mppi_rally_stage'])
 def test_the_path_follower_s_other_cars_and_stage_pass_in_process(name):
     """
     The arcade and kinematic bicycles round the rally stage, the V40 over the hills.
 
-    And the AWD car on its pedals, and the MPPI controller's lap.
+    And the AWD car on its pedals, the V40 on typical sensors with a slow steering
+    actuator, and the MPPI controller's lap.
     """
     spec = load_scenario(name)
     spec['seed_in_use'] = 0

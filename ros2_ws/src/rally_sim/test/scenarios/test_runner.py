@@ -19,13 +19,15 @@ BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
 IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight', 'path_follow_arcade',
                    'path_follow_kinematic', 'path_follow_hills', 'path_follow_driver',
-                   'mppi_rally_stage', 'gap_follow_track', 'two_cars_track')
+                   'path_follow_typical', 'mppi_rally_stage', 'gap_follow_track',
+                   'two_cars_track')
 """Built-in scenarios whose ROS runs and bags are drift_skid_pad's or path_follow's but for
 the car's surface and target, the course (the figure eight, whose first transition
 test_inprocess.py also runs as ROS), the car's model (arcade, kinematic: their nodes run in
 test_node.py) or the stage's heights (test_stage_topics.py publishes them); the driver-mode
-car's and MPPI's (test_inprocess.py runs both as ROS, shorter, against their in-process
-runs); and the gap followers' (test_inprocess.py runs the gap follower and two cars as ROS,
+car's, MPPI's and path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against
+their in-process runs; drift_skid_pad_typical's bag has the typical profile's topics);
+and the gap followers' (test_inprocess.py runs the gap follower and two cars as ROS,
 shorter, against their in-process runs, and records the two cars' bag):
 test/campaign/test_inprocess.py runs them in-process, full length, and the README's block
 of scenarios runs each through ROS for 2 s (test_docs.py): the suite's time."""
