@@ -7,6 +7,7 @@ from typing import Callable, List
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
@@ -98,9 +99,14 @@ def run_node(make_node: Callable[[], Node], name: str, args, stop: StopRequest) 
 
     `stop` (see entry.py) holds signals as a flag by now. Returns the exit
     status: 2 (with the reason on stderr) when the node refuses its
-    parameters, else 0, also when stopped while the node was being built.
+    parameters or rcl its arguments (a parameter file missing or not YAML),
+    else 0, also when stopped while the node was being built.
     """
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except _rclpy.RCLError as error:     # --ros-args rcl cannot read: a parameter file, say
+        print(f"{name}: error: {str(error).split(', at /')[0]}", file=sys.stderr)
+        return 2
     try:
         node = make_node()
     except ParameterError as error:

@@ -111,3 +111,19 @@ def test_a_bad_parameter_file_exits_2_naming_the_key_and_the_file(tmp_path):
         assert 'Traceback' not in output, (case, output)
         if key.strip("'") in line.split(':')[0]:     # a key's fault names its file
             assert str(path) in output, (case, output)
+
+
+def test_a_parameter_file_missing_or_not_yaml_exits_2_naming_it(tmp_path):
+    broken = tmp_path / 'broken.yaml'
+    broken.write_text('/**/rally_sim:\n  ros__parameters: [pacing: 3\n')
+    for path in (tmp_path / 'missing.yaml', broken):
+        process = ros_process.start_module('rally_sim.ros.node', '--ros-args',
+                                           '--params-file', str(path))
+        try:
+            process.wait(timeout=120.0)
+        finally:
+            output = ros_process.stop(process)
+        assert process.returncode == 2, (path, output)
+        assert 'Traceback' not in output, (path, output)
+        assert f"rally_sim_node: error: failed to initialize rcl: Couldn't parse params file: " \
+            f"'--params-file {path}'" in output, (path, output)
