@@ -96,17 +96,23 @@ BAD_FILES = {
 }
 
 
+def node_with_file(path):
+    """Start the node with parameter file `path`; return its exit status and output."""
+    process = ros_process.start_module('rally_sim.ros.node', '--ros-args',
+                                       '--params-file', str(path))
+    try:
+        process.wait(timeout=120.0)
+    finally:
+        output = ros_process.stop(process)
+    return process.returncode, output
+
+
 def test_a_bad_parameter_file_exits_2_naming_the_key_and_the_file(tmp_path):
     for case, (line, key, reason) in BAD_FILES.items():
         path = tmp_path / f'{case.replace(" ", "_")}.yaml'
         path.write_text(f'/**/rally_sim:\n  ros__parameters:\n    {line}\n')
-        process = ros_process.start_module('rally_sim.ros.node', '--ros-args',
-                                           '--params-file', str(path))
-        try:
-            process.wait(timeout=120.0)
-        finally:
-            output = ros_process.stop(process)
-        assert process.returncode == 2, (case, output)
+        returncode, output = node_with_file(path)
+        assert returncode == 2, (case, output)
         assert key in output and reason in output, (case, output)
         assert 'Traceback' not in output, (case, output)
         if key.strip("'") in line.split(':')[0]:     # a key's fault names its file
@@ -117,13 +123,8 @@ def test_a_parameter_file_missing_or_not_yaml_exits_2_naming_it(tmp_path):
     broken = tmp_path / 'broken.yaml'
     broken.write_text('/**/rally_sim:\n  ros__parameters: [pacing: 3\n')
     for path in (tmp_path / 'missing.yaml', broken):
-        process = ros_process.start_module('rally_sim.ros.node', '--ros-args',
-                                           '--params-file', str(path))
-        try:
-            process.wait(timeout=120.0)
-        finally:
-            output = ros_process.stop(process)
-        assert process.returncode == 2, (path, output)
+        returncode, output = node_with_file(path)
+        assert returncode == 2, (path, output)
         assert 'Traceback' not in output, (path, output)
         assert f"rally_sim_node: error: failed to initialize rcl: Couldn't parse params file: " \
             f"'--params-file {path}'" in output, (path, output)
