@@ -119,7 +119,12 @@ class Mppi:
         self.sent.rows(row[None], substeps, self.settings.period_s / substeps)
 
     def costs(self, state: np.ndarray, states: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """Return each sampled future's cost (inf where its physics failed)."""
+        """
+        Return each sampled future's cost (inf where its physics failed).
+
+        A future whose physics blew up to huge but finite numbers gets an
+        overflowed cost (inf or nan) without a warning: weighted 0 as the failed.
+        """
         s = self.settings
         lap = self.field.path.length_m
         start = self.field.lookup(state[X], state[Y]).progress_m
@@ -128,10 +133,13 @@ class Mppi:
         speed = np.hypot(states[..., VX], states[..., VY])
         cross = near.cross_track_m
         heading = np.cos(states[..., YAW] - near.heading_rad)
-        cost = (-s.progress_weight * progress
-                + s.cross_track_weight * (cross ** 2).sum(axis=1)
-                + s.speed_weight * (np.maximum(speed - s.target_speed_m_s, 0.0) ** 2).sum(axis=1)
-                + s.slow_weight * (np.maximum(s.target_speed_m_s - speed, 0.0) ** 2).sum(axis=1)
-                + s.heading_weight * (1.0 - heading).sum(axis=1)
-                + s.off_road_cost * (np.abs(cross) > s.off_road_m).sum(axis=1))
+        with np.errstate(over='ignore', invalid='ignore'):
+            cost = (-s.progress_weight * progress
+                    + s.cross_track_weight * (cross ** 2).sum(axis=1)
+                    + s.speed_weight * (np.maximum(speed - s.target_speed_m_s, 0.0) ** 2
+                                        ).sum(axis=1)
+                    + s.slow_weight * (np.maximum(s.target_speed_m_s - speed, 0.0) ** 2
+                                       ).sum(axis=1)
+                    + s.heading_weight * (1.0 - heading).sum(axis=1)
+                    + s.off_road_cost * (np.abs(cross) > s.off_road_m).sum(axis=1))
         return np.where(valid, cost, np.inf)
