@@ -18,6 +18,9 @@ follow-the-gap method): it needs no map and no pose, only the scan.
 5. Steer by pure pursuit to the aim at up to lookahead_m; speed from the
    free distance straight ahead (stop within it at decel_m_s2) and from
    the lateral acceleration the steer asks for.
+
+command() runs compiled (gap_kernels.py: the same operations in the same
+order, so the same answers to the last bit) unless the JIT is off.
 """
 
 from dataclasses import dataclass
@@ -27,7 +30,9 @@ from typing import Tuple
 
 import numpy as np
 
+from . import gap_kernels
 from .interface import Scan
+from ..physics.jit import ENABLED as COMPILED
 
 
 @dataclass(frozen=True)
@@ -71,16 +76,28 @@ def _angles(first: float, increment: float, beams: int) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def _spread(beams: int, count: int) -> np.ndarray:
     """Return how many beams the running mean over `count` takes at each of `beams`."""
-    spread = np.convolve(np.ones(beams), np.ones(count), 'same')
+    first = np.arange(beams) - count // 2
+    spread = (np.minimum(first + count - 1, beams - 1) - np.maximum(first, 0) + 1).astype(float)
     spread.flags.writeable = False
     return spread
 
 
 def _smooth(ranges: np.ndarray, beams: int) -> np.ndarray:
-    """Return the running mean over `beams` neighbours (the ends over those they have)."""
+    """
+    Return the running mean over `beams` neighbours (the ends over those they have).
+
+    Beam k's mean takes beams k - beams // 2 on, summed in that order (as
+    np.convolve's 'same' centres it, in an order of our own, which the
+    compiled code repeats).
+    """
     if beams <= 1:
         return ranges
-    return np.convolve(ranges, np.ones(beams), 'same') / _spread(len(ranges), beams)
+    n, low = len(ranges), beams // 2
+    padded = np.concatenate([np.zeros(low), ranges, np.zeros(beams - 1 - low)])
+    total = np.zeros(n)
+    for k in range(beams):
+        total += padded[k:k + n]
+    return total / _spread(n, beams)
 
 
 def _extend_disparities(ranges: np.ndarray, increment: float, reach_m: float) -> np.ndarray:
@@ -138,15 +155,24 @@ def _aim(free: np.ndarray, angles: np.ndarray, increment: float, settings: GapSe
 
 def command(scan: Scan, settings: GapSettings) -> Tuple[float, float]:
     """Return the steer angle [rad] and speed [m/s] answering a scan."""
-    free, angles = free_ranges(scan), beam_angles(scan)
-    bearing, distance = _aim(free, angles, abs(scan.angle_increment_rad), settings)
+    angles, increment = beam_angles(scan), abs(scan.angle_increment_rad)
+    if COMPILED:
+        s = settings
+        free = gap_kernels.free_ranges(np.asarray(scan.ranges), scan.range_max_m)
+        bearing, distance = gap_kernels.aim(free, angles, increment, s.view_rad,
+                                            s.smoothing_beams, s.half_width_m,
+                                            s.bubble_radius_m, s.gap_m)
+        free_m = gap_kernels.least_ahead(free, angles, s.ahead_rad, distance)
+    else:
+        free = free_ranges(scan)
+        bearing, distance = _aim(free, angles, increment, settings)
+        ahead = free[np.abs(angles) <= settings.ahead_rad]
+        free_m = float(ahead.min()) if len(ahead) else distance
     if distance <= 0.0:
         return 0.0, 0.0          # boxed in: stop, wheels straight
     lookahead = min(distance, settings.lookahead_m)
     steer = math.atan(2.0 * settings.wheelbase_m * math.sin(bearing) / lookahead)
     steer = min(max(steer, -settings.max_steer_rad), settings.max_steer_rad)
-    ahead = free[np.abs(angles) <= settings.ahead_rad]
-    free_m = float(ahead.min()) if len(ahead) else distance
     speed = math.sqrt(2.0 * settings.decel_m_s2 * max(free_m - settings.half_width_m, 0.0))
     if abs(steer) > 1e-6:
         speed = min(speed, math.sqrt(settings.lateral_accel_limit_m_s2 * settings.wheelbase_m

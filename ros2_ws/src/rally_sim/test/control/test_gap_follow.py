@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from rally_sim.control import gap_follow, gap_kernels
 from rally_sim.control.gap_follow import aim, command, free_ranges, GapSettings
 from rally_sim.control.interface import scan_of
 from rally_sim.control.laws.gap_follower import GapFollowerLaw
@@ -95,3 +96,38 @@ def test_the_law_answers_float32_commands_and_refuses_a_bad_parameter():
         GapFollowerLaw({'speed_max_m_s': -1.0})
     with pytest.raises(ValueError, match="'beams' is not a parameter"):
         GapFollowerLaw({'beams': 3})
+
+
+def test_the_compiled_law_answers_as_the_numpy_one_to_the_bit(monkeypatch):
+    # Scans of walls, disparities, gaps of equal length and ties, beams with no
+    # return and too near, and each setting that changes the path through the law.
+    rng = np.random.default_rng(20261126)
+    scans = [corridor(1.2, 1.2), corridor(1.8, 0.4), scan_of(np.full(BEAMS, 0.3), FOV, 0.06,
+                                                              RANGE_MAX)]
+    for _ in range(150):
+        beams = int(rng.integers(2, 1200))
+        ranges = np.repeat(rng.uniform(0.0, 12.0, size=int(rng.integers(1, 40))),
+                           int(rng.integers(1, 60)))[:beams]
+        ranges = np.resize(ranges, beams) + rng.normal(0.0, 0.02, size=beams)
+        holes = rng.random(beams)
+        ranges[holes < 0.05], ranges[holes > 0.97] = np.inf, -np.inf
+        ranges[(holes > 0.5) & (holes < 0.52)] = np.nan
+        scans.append(scan_of(ranges, float(rng.uniform(0.5, 6.0)), 0.06, RANGE_MAX))
+    settings = [SETTINGS, GapSettings(smoothing_beams=1), GapSettings(smoothing_beams=8),
+                GapSettings(view_rad=1.0, gap_m=0.0), GapSettings(view_rad=0.001),
+                GapSettings(bubble_radius_m=5.0, half_width_m=0.01)]
+    for k, scan in enumerate(scans):
+        for setting in settings[k % 2::2] if k > 2 else settings:
+            compiled = command(scan, setting)
+            monkeypatch.setattr(gap_follow, 'COMPILED', False)
+            by_numpy = command(scan, setting)
+            monkeypatch.setattr(gap_follow, 'COMPILED', True)
+            assert compiled == by_numpy, (k, setting)
+            free = gap_kernels.free_ranges(np.asarray(scan.ranges), scan.range_max_m)
+            assert free.tolist() == free_ranges(scan).tolist()
+            angles = gap_follow.beam_angles(scan)
+            increment = abs(scan.angle_increment_rad)
+            assert gap_kernels.aim(free, angles, increment, setting.view_rad,
+                                   setting.smoothing_beams, setting.half_width_m,
+                                   setting.bubble_radius_m, setting.gap_m) == \
+                gap_follow._aim(free, angles, increment, setting), (k, setting)

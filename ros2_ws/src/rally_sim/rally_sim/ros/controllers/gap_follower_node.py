@@ -21,6 +21,12 @@ from ...control.interface import Scan
 from ...control.laws.gap_follower import GapFollowerLaw, SPECS
 
 
+def prepare() -> None:
+    """Load (or compile) the law's kernels before ROS starts: the first answer is not late."""
+    from ...control import gap_kernels
+    gap_kernels.prepare()
+
+
 class GapFollower(Node):
     """Follow-the-gap over ROS topics."""
 
