@@ -102,8 +102,8 @@ def test_the_compiled_law_answers_as_the_numpy_one_to_the_bit(monkeypatch):
     # Scans of walls, disparities, gaps of equal length and ties, beams with no
     # return and too near, and each setting that changes the path through the law.
     rng = np.random.default_rng(20261126)
-    scans = [corridor(1.2, 1.2), corridor(1.8, 0.4), scan_of(np.full(BEAMS, 0.3), FOV, 0.06,
-                                                              RANGE_MAX)]
+    boxed_in = scan_of(np.full(BEAMS, 0.3), FOV, 0.06, RANGE_MAX)
+    scans = [corridor(1.2, 1.2), corridor(1.8, 0.4), boxed_in]
     for _ in range(150):
         beams = int(rng.integers(2, 1200))
         ranges = np.repeat(rng.uniform(0.0, 12.0, size=int(rng.integers(1, 40))),
