@@ -3,11 +3,13 @@ Contact between a session's cars and the walls, found on the physics step it hap
 
 The clearances are looked at once for the next HORIZON_S, and the steps
 that no car can touch anything in are taken without looking again. No
-point of a car moves faster than its bound: the speed of its CG, plus its
-yaw rate times the reach of its farthest corner, each plus what it could
-gain within the horizon (world/scene.py's footprint_of: from its tyres'
-grip, mass and yaw inertia, or its steering). n steps are safe while n dt
-times the bound (two cars: the sum of theirs) stays within the clearance;
+point of a car moves faster than the speed of its CG plus its yaw rate
+times the reach of its farthest corner, and each of these grows at most
+at its bound (world/scene.py's footprint_of: from its tyres' grip, mass
+and yaw inertia, or its steering). So within a time T no point moves
+farther than (speed + yaw rate x reach) T + (acceleration + yaw
+acceleration x reach) T^2 / 2, and n steps are safe while that distance
+at T = n dt (two cars: the sum of theirs) stays within the clearance;
 chunks end there (on a control period's start where it is far), so near a
 wall they shrink to single steps, and once the safe steps are taken a
 footprint that overlaps a wall or another car has touched on that very step. Physics steps
@@ -90,23 +92,22 @@ class Contacts:
         session, scene = self.session, self.session.scene
         dt = session.dt
         horizon = max(1, round(HORIZON_S / dt))
-        moving = [(car, box(car.vehicle.state, outline)) for car, outline in zip(
+        rows = [box(car.vehicle.state, outline) for car, outline in zip(
             session.cars, scene.outlines)]
-        bounds = [0.0 if car.halted is not None else _bound(car.vehicle.state, row, outline)
-                  for (car, row), outline in zip(moving, scene.outlines)]
-        bounds = [b if math.isfinite(b) else 0.0 for b in bounds]   # the physics says it fails
+        bounds = [(0.0, 0.0) if car.halted is not None else _bound(car.vehicle.state, row, o)
+                  for car, row, o in zip(session.cars, rows, scene.outlines)]
         safe = horizon
-        for (car, row), bound in zip(moving, bounds):
-            if bound > 0.0 and scene.walls:
+        for row, bound in zip(rows, bounds):
+            if bound[0] + bound[1] > 0.0 and scene.walls:
                 clearance, _, _ = wall_clearance(scene.blocked, scene.meta, row,
-                                                 bound * horizon * dt)
-                safe = min(safe, math.floor(clearance / (bound * dt)))
-        for i in range(len(moving)):
-            for j in range(i + 1, len(moving)):
-                both = bounds[i] + bounds[j]
-                if both > 0.0:
-                    clearance = quad_clearance(corners(moving[i][1]), corners(moving[j][1]))
-                    safe = min(safe, math.floor(clearance / (both * dt)))
+                                                 _reach(bound, horizon * dt))
+                safe = min(safe, _steps(bound, clearance, dt))
+        for i in range(len(rows)):
+            for j in range(i + 1, len(rows)):
+                both = (bounds[i][0] + bounds[j][0], bounds[i][1] + bounds[j][1])
+                if both[0] + both[1] > 0.0:
+                    clearance = quad_clearance(corners(rows[i]), corners(rows[j]))
+                    safe = min(safe, _steps(both, clearance, dt))
         return max(1, safe)
 
     def refuse_overlap(self, k: int) -> None:
@@ -233,14 +234,40 @@ def _cell(x: float, y: float, meta: np.ndarray) -> np.ndarray:
                      for a, b in ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))])
 
 
-def _bound(state: np.ndarray, row: np.ndarray, outline) -> float:
-    """Return the fastest any point of a car's footprint may move within HORIZON_S [m/s]."""
+def _bound(state: np.ndarray, row: np.ndarray, outline) -> Tuple[float, float]:
+    """
+    Return how fast any point of a car's footprint moves now [m/s], and a bound on its growth.
+
+    Within HORIZON_S (0, 0 when the physics went non-finite: it fails anyway).
+    """
     reach = math.hypot(row[BOX_HALF_LENGTH], row[BOX_HALF_WIDTH]) + math.hypot(
         row[BOX_X] - state[X], row[BOX_Y] - state[Y])       # the farthest corner from the CG
-    speed = math.hypot(state[VX], state[VY]) + outline.acceleration_m_s2 * HORIZON_S
+    speed = math.hypot(state[VX], state[VY])
+    fastest = speed + outline.acceleration_m_s2 * HORIZON_S
     yaw_acceleration = outline.yaw_acceleration_rad_s2 or (
-        outline.steer_m * outline.acceleration_m_s2 + outline.steer_rate_m * speed)
-    return speed + (abs(state[YAW_RATE]) + yaw_acceleration * HORIZON_S) * reach
+        outline.steer_m * outline.acceleration_m_s2 + outline.steer_rate_m * fastest)
+    now = speed + abs(state[YAW_RATE]) * reach
+    growth = outline.acceleration_m_s2 + yaw_acceleration * reach
+    return (now, growth) if math.isfinite(now) and math.isfinite(growth) else (0.0, 0.0)
+
+
+def _reach(bound: Tuple[float, float], time_s: float) -> float:
+    """Return the farthest a point may move in time_s under `bound` (_bound's) [m]."""
+    now, growth = bound
+    return now * time_s + 0.5 * growth * time_s * time_s
+
+
+def _steps(bound: Tuple[float, float], clearance: float, dt: float) -> int:
+    """Return the most steps of dt in which no point moves farther than `clearance`."""
+    now, growth = bound
+    if growth > 0.0:
+        time_s = 2.0 * clearance / (now + math.sqrt(now * now + 2.0 * growth * clearance))
+    else:
+        time_s = clearance / now
+    steps = math.floor(time_s / dt)
+    while steps > 0 and _reach(bound, steps * dt) > clearance:   # rounding: never a step over
+        steps -= 1
+    return steps
 
 
 def _inside(point: np.ndarray, quad: np.ndarray) -> bool:
