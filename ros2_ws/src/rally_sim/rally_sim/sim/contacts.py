@@ -26,7 +26,7 @@ likewise to the front end of each car struck.
 
 from dataclasses import dataclass
 import math
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -80,35 +80,44 @@ class Contacts:
         """Return how many of `steps` the cars may take before one could touch something (>= 1)."""
         now = self.session.sim_steps
         if now >= self.safe_until:
-            clear = self._clear_steps()
-            period = self.session.cars[0].intake.control_steps
-            if clear >= period:     # end on a period's start: no chunk is cut in two
-                clear = (now + clear) // period * period - now
-            self.safe_until = now + clear
+            self._plan(self._look(self._rows())[0])
         return min(steps, self.safe_until - now)
 
-    def _clear_steps(self) -> int:
-        """Return how many steps (1 to HORIZON_S's) no car can reach a wall or another car in."""
+    def _plan(self, clear: int) -> None:
+        """Take `clear` steps unchecked from now (ending on a control period's start if far)."""
+        now = self.session.sim_steps
+        period = self.session.cars[0].intake.control_steps
+        if clear >= period:     # end on a period's start: no chunk is cut in two
+            clear = (now + clear) // period * period - now
+        self.safe_until = now + clear
+
+    def _look(self, rows: List[np.ndarray]) -> Tuple[int, List[Optional[float]]]:
+        """
+        Return how many steps (1 to HORIZON_S's) no car can reach a wall or another car in.
+
+        And each car's clearance to the walls, as far as it could move within
+        the horizon (None: not looked at, a halted car or no walls).
+        """
         session, scene = self.session, self.session.scene
         dt = session.dt
         horizon = max(1, round(HORIZON_S / dt))
-        rows = [box(car.vehicle.state, outline) for car, outline in zip(
-            session.cars, scene.outlines)]
         bounds = [(0.0, 0.0) if car.halted is not None else _bound(car.vehicle.state, row, o)
                   for car, row, o in zip(session.cars, rows, scene.outlines)]
-        safe = horizon
+        safe, walls = horizon, []
         for row, bound in zip(rows, bounds):
+            clearance = None
             if bound[0] + bound[1] > 0.0 and scene.walls:
                 clearance, _, _ = wall_clearance(scene.blocked, scene.meta, row,
                                                  _reach(bound, horizon * dt))
                 safe = min(safe, _steps(bound, clearance, dt))
+            walls.append(clearance)
         for i in range(len(rows)):
             for j in range(i + 1, len(rows)):
                 both = (bounds[i][0] + bounds[j][0], bounds[i][1] + bounds[j][1])
                 if both[0] + both[1] > 0.0:
                     clearance = quad_clearance(corners(rows[i]), corners(rows[j]))
                     safe = min(safe, _steps(both, clearance, dt))
-        return max(1, safe)
+        return max(1, safe), walls
 
     def refuse_overlap(self, k: int) -> None:
         """Raise ValueError, naming the position, if car k stands in a wall or on another car."""
@@ -131,18 +140,24 @@ class Contacts:
         if session.sim_steps < self.safe_until:
             return
         rows = self._rows()
+        clear, walls = self._look(rows)         # the next safe steps, if nothing touches
+        touching = False
         for k, car in enumerate(session.cars):
             if car.halted is not None:
                 continue
-            touched = self._wall(rows[k]) or self._other_car(k, rows)
+            touched = (self._wall(rows[k]) if walls[k] in (None, 0.0) else None
+                       ) or self._other_car(k, rows)
             if touched is None:
                 continue
+            touching = True
             other, x, y = touched
             if self.mode == 'bounce':
                 self._bounce(k, other, x, y, rows)
                 rows = self._rows()         # the cars struck have moved
             else:
                 self._halt(car, Contact(session.now_ns, car.name, other, x, y))
+        if not touching:
+            self._plan(clear)
 
     def _bounce(self, k: int, other: str, x: float, y: float, rows: List[np.ndarray]) -> None:
         """Strike car k off the wall cell at (x, y) or the car named `other`; tell each struck."""
