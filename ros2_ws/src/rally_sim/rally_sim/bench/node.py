@@ -209,7 +209,7 @@ def main(argv=None) -> int:
                 'steering dead time')
     closed_loop('gap_follow_track', 'target >= x20 (issue 36): the gap follower on 1,080 lidar '
                 'beams a control period; 5edb96a (2026-11-26): x9.2-13.3 in five runs '
-                'interleaved with bff2cf1's x9.2-16.7')
+                'interleaved with x9.2-16.7 at bff2cf1')
     closed_loop('two_cars_track', 'no target: two cars, two lidars, two controllers')
     return 0
 
