@@ -156,3 +156,16 @@ def test_in_bounce_mode_two_cars_head_on_part_with_their_momentum():
     assert s.cars[0].vehicle.state[VX] < 8.0 and s.cars[1].vehicle.state[VX] < 4.0
     s.advance(300)
     assert all(car.halted is None for car in s.cars)
+
+
+def test_the_safe_steps_are_the_most_in_which_no_point_can_cover_the_clearance():
+    from rally_sim.sim.contacts import _reach, _steps
+    rng = np.random.default_rng(20261126)
+    for _ in range(2000):
+        bound = (float(rng.uniform(0.0, 80.0)), float(rng.choice([0.0, rng.uniform(0.0, 400.0)])))
+        if bound[0] + bound[1] == 0.0:
+            continue
+        clearance, dt = float(rng.uniform(0.0, 3.0)), float(rng.choice([1e-3, 2e-3, 1e-4]))
+        n = _steps(bound, clearance, dt)
+        assert n >= 0 and _reach(bound, n * dt) <= clearance, (bound, clearance, dt, n)
+        assert _reach(bound, (n + 1) * dt) > clearance, (bound, clearance, dt, n)   # the most
