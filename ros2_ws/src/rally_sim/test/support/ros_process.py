@@ -52,17 +52,19 @@ class ShmWatch:
     """
     The Fast DDS files that a test's own processes (by tag) map or hold, gathered as they run.
 
-    leaked(): those of them still there that no live process uses. Whatever
-    other programs on the machine make or leave behind meanwhile is not
-    counted: the check is of the test's processes alone. A process that
-    lived less than a sampling period is not seen (a miss, never a false
-    alarm); ours live for seconds.
+    leaked(): those of them still there that no live process uses, and that
+    were not there before start(). Whatever other programs on the machine
+    make or leave behind, meanwhile or before (a killed process's port file,
+    which ours then open too), is not counted: the check is of what the
+    test's processes made. A process that lived less than a sampling period
+    is not seen (a miss, never a false alarm); ours live for seconds.
     """
 
     def __init__(self, tag: str, period_s: float = 0.1):
         """Watch the processes carrying `tag` every period_s, from start() to stop()."""
         self.tag, self.period_s = tag, period_s
         self.seen: set = set()
+        self.before: set = set()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -77,6 +79,7 @@ class ShmWatch:
 
     def start(self) -> 'ShmWatch':
         """Start watching; return the watch."""
+        self.before = {os.path.join('/dev/shm', name) for name in os.listdir('/dev/shm')}
         self._sample()
         self._thread.start()
         return self
@@ -89,7 +92,7 @@ class ShmWatch:
 
     def leaked(self) -> set:
         """Return the files the processes used that are still there, used by nobody."""
-        left = {path for path in self.seen if os.path.exists(path)}
+        left = {path for path in self.seen - self.before if os.path.exists(path)}
         return left - processes.shm_in_use() if left else left
 
 
