@@ -86,9 +86,9 @@ def _smooth(ranges: np.ndarray, beams: int) -> np.ndarray:
     """
     Return the running mean over `beams` neighbours (the ends over those they have).
 
-    Beam k's mean takes beams k - beams // 2 on, summed in that order (as
-    np.convolve's 'same' centres it, in an order of our own, which the
-    compiled code repeats).
+    Beam k's mean is over beams k - beams // 2 to k + (beams - 1) // 2 (the
+    window np.convolve's 'same' centres there), summed from the first: an
+    order of our own, which the compiled code repeats to the bit.
     """
     if beams <= 1:
         return ranges
