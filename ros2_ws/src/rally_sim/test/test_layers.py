@@ -28,15 +28,16 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'rally_sim'
 ROS_FREE = ('physics', 'sensors', 'world', 'control', 'sim', 'gym')
-IN_PROCESS = ('campaign/inprocess.py', 'campaign/controllers.py', 'scenarios/spec.py',
-              'scenarios/metrics.py')
+IN_PROCESS = ('campaign/inprocess.py', 'campaign/compiled_loop.py', 'campaign/controllers.py',
+              'scenarios/spec.py', 'scenarios/metrics.py')
 """The in-process engine's own modules (it drives the session, sim/, and the laws)."""
 LAYERS = {
     'rally_sim': 0, 'physics': 0, 'runtime': 0,
     'resources': 1, 'sensors': 1, 'world': 1,
     'control': 2,
     'sim': 3,
-    'gym': 4, 'scenarios': 4, 'campaign.inprocess': 4, 'campaign.controllers': 4,
+    'gym': 4, 'scenarios': 4, 'campaign.inprocess': 4, 'campaign.compiled_loop': 4,
+    'campaign.controllers': 4,
     'ros': 5,
     'scenarios.runner': 6, 'campaign': 6, 'cli': 6,
     'bench': 7,

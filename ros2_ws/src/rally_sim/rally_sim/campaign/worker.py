@@ -66,11 +66,13 @@ def cpu_seconds() -> float:
 
 
 def prepare_inprocess() -> None:
-    """Load the kernels in-process runs call (the physics, the path's), once, before any run."""
+    """Load the kernels in-process runs call (physics, path, compiled loop), before any run."""
+    from . import compiled_loop
     from ..control import path_kernels
     from ..sim import prepare
     prepare()
     path_kernels.prepare()
+    compiled_loop.prepare()
 
 
 def main() -> int:

@@ -40,14 +40,14 @@ class PurePursuit:
         """Return (steer [rad], speed [m/s]) for the CG pose (x, y, yaw) and forward speed."""
         s = self.settings
         if self.path._kernels is not None:     # one compiled call; the same bits
-            rear_x, rear_y, target_x, target_y, kappa = self.path._kernels.pursuit(
+            return self.path._kernels.command(
                 self.path.table, self.path.length_m, float(x), float(y), float(yaw),
-                float(speed), float(s.cg_to_rear_m), float(s.lookahead_min_m),
-                float(s.lookahead_gain_s))
-        else:
-            rear_x, rear_y, target_x, target_y, kappa = self._geometry(x, y, yaw, speed)
+                float(speed), float(s.wheelbase_m), float(s.cg_to_rear_m),
+                float(s.lookahead_min_m), float(s.lookahead_gain_s), float(s.max_steer_rad),
+                float(s.target_speed_m_s), float(s.lateral_accel_limit_m_s2),
+                float(s.min_speed_m_s))
+        rear_x, rear_y, target_x, target_y, kappa = self._geometry(x, y, yaw, speed)
         alpha = math.atan2(target_y - rear_y, target_x - rear_x) - yaw
-        # math.hypot here, not in the kernel: numba's differs in the last bit at times
         distance = max(math.hypot(target_x - rear_x, target_y - rear_y), 1e-3)
         steer = math.atan(2.0 * s.wheelbase_m * math.sin(alpha) / distance)
         steer = min(max(steer, -s.max_steer_rad), s.max_steer_rad)

@@ -20,18 +20,30 @@ except ImportError:  # pragma: no cover - numba is part of the project's venv
 ENABLED = numba is not None and os.environ.get('RALLY_SIM_NO_JIT', '') not in ('1', 'true')
 
 
+KERNEL_SOURCES = ('physics/**/*.py', 'world/*.py', 'control/*_kernels.py',
+                  'campaign/compiled_loop.py')
+"""The package's files that hold compiled functions or that they call (rally's set-up hashes
+the same files to know when to compile again)."""
+
+
+def kernel_sources(package: pathlib.Path):
+    """Return the files of KERNEL_SOURCES under the package's folder."""
+    return [path for pattern in KERNEL_SOURCES for path in package.glob(pattern)]
+
+
 def _cache_dir() -> str:
     """
-    Return a compiled-code cache folder named by the hash of the physics sources.
+    Return a compiled-code cache folder named by the hash of the kernel sources.
 
     numba's own cache notices a change of the file that holds a function but
     not of the files it calls into, so an edit of tyre.py could leave a stale
-    compiled model.py behind. A folder per source hash rules that out.
+    compiled model.py behind (or an edit of integrators.py a stale compiled
+    loop). A folder per hash of every kernel source rules that out.
     """
     digest = hashlib.sha256()
-    here = pathlib.Path(__file__).parent
-    for path in sorted(here.rglob('*.py')):      # models/, batch/, drivetrain/ too
-        digest.update(str(path.relative_to(here)).encode() + b'\0' + path.read_bytes())
+    package = pathlib.Path(__file__).parent.parent
+    for path in sorted(kernel_sources(package)):
+        digest.update(str(path.relative_to(package)).encode() + b'\0' + path.read_bytes())
     base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
     return os.path.join(base, 'rally_sim', 'numba', digest.hexdigest()[:16])
 

@@ -131,3 +131,19 @@ def test_compiled_kernels_and_point_at_answer_as_numpy_to_the_last_bit():
             compiled.table, compiled.length_m, x, y, yaw, speed, 1.497, 4.0, 0.6) == (
             slow._geometry(x, y, yaw, speed))
         assert fast.command(x, y, yaw, speed) == slow.command(x, y, yaw, speed)
+
+
+def test_the_compiled_hypot_is_pythons_to_the_last_bit():
+    """Pure pursuit's distance, compiled: math.hypot's bits (numba's own differs at times)."""
+    from rally_sim.control.path_kernels import hypot
+    from rally_sim.physics.jit import numba
+    rng = np.random.default_rng(7)
+    pairs = np.concatenate([rng.normal(size=(200_000, 2)) * scale for scale in (
+        [10.0, 10.0], [1.0, 1e-3], [1e-3, 1.0], [1e5, 3.0], [1e-8, 1e-8], [1e150, 1e150],
+        [1e-160, 1e-160])] + [np.array([[0.0, 0.0], [-0.0, 3.0], [5e-324, 0.0], [3.0, -4.0],
+                                        [1.7e308, 1.7e308], [math.inf, math.nan]])])
+    many = numba.njit(lambda xs, ys: [hypot(x, y) for x, y in zip(xs, ys)]) if numba else (
+        lambda xs, ys: [hypot(x, y) for x, y in zip(xs, ys)])
+    ours = many(pairs[:, 0], pairs[:, 1])
+    pythons = [math.hypot(x, y) for x, y in pairs.tolist()]
+    assert [repr(v) for v in ours] == [repr(v) for v in pythons]

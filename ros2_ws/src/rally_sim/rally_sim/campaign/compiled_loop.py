@@ -1,0 +1,480 @@
+"""
+The in-process engine's compiled loop: the path follower's run in one compiled call per stretch.
+
+An in-process run of the path follower spends four fifths of its time in
+Python between the physics kernel's calls: the law, the command intake,
+the speed controller, the vehicle's command limits, the contact rule and
+the truth the runner reads, some forty calls per control period. Where a
+run needs nothing else (one car, speed mode, the ideal sensor profile, no
+delay compensation, no actuator lag, no drivetrain), this loop does those
+same operations in their order in compiled code, for the periods up to the
+next lap check: the law's answer (path_kernels.command, the law's own
+kernel), the intake's hold, the speed controller at each control period,
+the limits' clamps, the physics steps (integrators.advance, in the chunks
+stepping.advance cuts), the contact rule's looks (sim/contacts.py) and the
+truth row at each publishing instant. Between calls the session's objects
+hold the same state as after the Python loop's periods, so a run is the
+same run to the bit (test_compiled_loop), and whatever the loop does not do
+(a touch, a non-finite state or command, the watchdog) goes back to the
+Python loop at the very step where it happens.
+"""
+
+from array import array
+import math
+from typing import Optional
+
+import numpy as np
+
+from ..control.laws.path_follower import PathFollowerLaw
+from ..control.path_kernels import (
+    command as pursuit_command, DX, DY, hypot, LENGTH, nearest, PX, PY, START)
+from ..control.speed import BRAKE_SHARES, DEFAULT_ACCELERATION_M_S2, HOLD_SPEED_M_S
+from ..physics.integrators import advance
+from ..physics.jit import ENABLED, njit
+from ..physics.model import (
+    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, O_GROUND, SLIP_ANGLE, VX, VY, X, Y, YAW,
+    YAW_RATE)
+from ..scenarios.metrics import LAP_CHECK_EVERY
+from ..sim.contacts import HORIZON_S
+from ..world.contact import wall_clearance
+from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
+
+# The loop's state between calls (floats, ints): the intake's hold, the speed
+# controller's integral, the vehicle's clock, the odometry the law answers next.
+(F_STEER, F_RATE, F_TARGET, F_ACCELERATION, F_INTEGRAL, F_TIME, F_ODOM_X, F_ODOM_Y,
+ F_ODOM_YAW, F_ODOM_VX, F_ODOM_VY, F_ODOM_YAW_RATE, F_CLAMPED, F_LAP_SEEN, F_LAP_PROGRESS,
+ F_LAP_DRIVEN) = range(16)
+FLOATS = 16
+(I_STEPS, I_LAST_COMMAND, I_SAFE_UNTIL, I_STEP_COUNT, I_ODOM_NS, I_CLAMPS) = range(6)
+INTS = 6
+# Constants of a run: the law's settings, the speed controller's, the vehicle's limits,
+# the footprint's bounds.
+(K_DT, K_TIMEOUT, K_WHEELBASE, K_CG_TO_REAR, K_LOOKAHEAD_MIN, K_LOOKAHEAD_GAIN,
+ K_LAW_MAX_STEER, K_TARGET_SPEED, K_LATERAL_LIMIT, K_MIN_SPEED, K_ACCELERATION, K_MASS,
+ K_RADIUS, K_KP, K_KI, K_DRIVEN, K_MAX_STEER, K_LENGTH, K_WIDTH, K_AHEAD, K_BOUND_ACCEL,
+ K_BOUND_YAW_ACCEL, K_STEER_M, K_STEER_RATE_M) = range(24)
+K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES = 24, 28, 32, 36
+K_LAPS_GOAL, K_DURATION_NS = 40, 41
+CONSTANTS = 42
+(J_CONTROL_STEPS, J_PUBLISH_EVERY, J_SUBSTEPS, J_METHOD, J_CONTACTS, J_HORIZON,
+ J_STEP_NS, J_CHECK_EVERY) = range(8)
+# Why a call ended.
+DONE, ENDED, ANSWER, WATCHDOG, TOUCH, NON_FINITE = range(6)
+"""DONE: every period asked for; ENDED: the run ends at the state before the last (its
+duration, or its laps, counted as the runner counts them). The others hand the run to the
+Python loop: ANSWER, the law's answer is not finite (before it is taken); WATCHDOG, the
+watchdog fires at a control period's start (before it starts); TOUCH, a contact check is
+due on a touching car (after the
+chunk); NON_FINITE, the physics failed (the vehicle holds the last finite state)."""
+TRUTH_COLUMNS = 8
+"""A truth row: scenarios.metrics.STATE_COLUMNS."""
+EPS = float(np.finfo(np.float64).eps)
+
+
+@njit
+def _first_max(a: float, b: float) -> float:
+    """Return max(a, b) as Python's builtin gives it (a unless b is greater)."""
+    return b if b > a else a
+
+
+@njit
+def _first_min(a: float, b: float) -> float:
+    """Return min(a, b) as Python's builtin gives it (a unless b is smaller)."""
+    return b if b < a else a
+
+
+@njit
+def _clamp(value: float, low: float, high: float) -> float:
+    """Return min(max(value, low), high) as Python's builtins give it."""
+    return _first_min(_first_max(value, low), high)
+
+
+@njit
+def _orientation_yaws(roll: float, pitch: float, yaw: float):
+    """
+    Return the yaw the metrics read, and the one the controller reads, of the truth's quaternion.
+
+    transforms3d's euler2quat (axes sxyz), then the metrics' quaternion_yaw and
+    the nodes' quat2euler (quat2mat, mat2euler), in their operations' order.
+    """
+    ci, si = math.cos(roll / 2.0), math.sin(roll / 2.0)
+    cj, sj = math.cos(pitch / 2.0), math.sin(pitch / 2.0)
+    ck, sk = math.cos(yaw / 2.0), math.sin(yaw / 2.0)
+    cc, cs, sc, ss = ci * ck, ci * sk, si * ck, si * sk
+    w = cj * cc + sj * ss
+    x = cj * sc - sj * cs
+    y = cj * ss + sj * cc
+    z = cj * cs - sj * sc
+    metrics_yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    norm = w * w + x * x + y * y + z * z
+    if norm < EPS:
+        m00, m10 = 1.0, 0.0
+    else:
+        s = 2.0 / norm
+        big_y, big_z = y * s, z * s
+        m00 = 1.0 - (y * big_y + z * big_z)
+        m10 = x * big_y + w * big_z
+    if math.sqrt(m00 * m00 + m10 * m10) > EPS * 4.0:
+        return metrics_yaw, math.atan2(m10, m00)
+    return metrics_yaw, 0.0
+
+
+@njit
+def _speed_push(state, command, k, f, speed_dt: float) -> bool:
+    """
+    Give the car the intake's command in speed mode: the speed controller's, clamped.
+
+    control/speed.py's SpeedController.torques over speed_dt, then
+    Vehicle.set_command's limits (clamped values counted). Returns whether
+    anything was clamped.
+    """
+    target, speed = f[F_TARGET], state[VX]
+    limit = f[F_ACCELERATION] if f[F_ACCELERATION] > 0.0 else DEFAULT_ACCELERATION_M_S2
+    error = target - speed
+    f[F_INTEGRAL] = _clamp(f[F_INTEGRAL] + error * speed_dt, -2.0, 2.0)
+    wanted = _clamp(k[K_KP] * error + k[K_KI] * f[F_INTEGRAL], -limit, limit)
+    force = k[K_MASS] * wanted
+    stopping = abs(target) < 1e-3
+    drive = np.zeros(4)
+    brake = np.zeros(4)
+    if stopping and abs(speed) < HOLD_SPEED_M_S:
+        f[F_INTEGRAL] = 0.0
+        for i in range(4):
+            brake[i] = 0.5 * k[K_BRAKE_LIMIT + i]
+    else:
+        direction = math.copysign(1.0, speed if stopping else target)
+        if force * direction > 0.0:
+            torque = force * k[K_RADIUS] / k[K_DRIVEN]
+            for i in range(4):
+                d = k[K_DRIVE_LIMIT + i]
+                drive[i] = _clamp(torque, -d, d) if d > 0.0 else 0.0
+        else:
+            total = abs(force) * k[K_RADIUS]
+            for i in range(4):
+                brake[i] = _first_min(total * k[K_SHARES + i], k[K_BRAKE_LIMIT + i])
+    steer = _clamp(f[F_STEER], -k[K_MAX_STEER], k[K_MAX_STEER])
+    clamped = steer != f[F_STEER]
+    command[C_STEER] = steer
+    command[C_RATE] = abs(f[F_RATE])
+    for i in range(4):
+        d = k[K_DRIVE_LIMIT + i]
+        value = _clamp(drive[i], -d, d)
+        clamped = clamped or value != drive[i]
+        command[C_DRIVE + i] = value
+        value = _clamp(brake[i], 0.0, k[K_BRAKE_LIMIT + i])
+        clamped = clamped or value != brake[i]
+        command[C_BRAKE + i] = value + 0.0 * k[K_HANDBRAKE + i]
+    command[C_HANDBRAKE] = 0.0
+    if clamped:
+        f[F_CLAMPED] = f[F_STEER]
+    return clamped
+
+
+@njit
+def _box(state, k):
+    """Return the footprint row of the car (world/scene.py's box)."""
+    row = np.empty(5)
+    yaw = state[YAW]
+    row[BOX_X] = state[X] + math.cos(yaw) * k[K_AHEAD]
+    row[BOX_Y] = state[Y] + math.sin(yaw) * k[K_AHEAD]
+    row[BOX_YAW] = yaw
+    row[BOX_HALF_LENGTH] = 0.5 * k[K_LENGTH]
+    row[BOX_HALF_WIDTH] = 0.5 * k[K_WIDTH]
+    return row
+
+
+@njit
+def _reach(now: float, growth: float, time_s: float) -> float:
+    """sim/contacts.py's _reach."""
+    return now * time_s + 0.5 * growth * time_s * time_s
+
+
+@njit
+def _look(state, k, blocked, wall_meta, horizon: int):
+    """
+    sim/contacts.py's _look for one car among walls: (safe steps, clearance, moving).
+
+    moving False: the car's bound is zero (the rule then looks for a touch).
+    """
+    dt = k[K_DT]
+    row = _box(state, k)
+    reach = hypot(row[BOX_HALF_LENGTH], row[BOX_HALF_WIDTH]) + hypot(
+        row[BOX_X] - state[X], row[BOX_Y] - state[Y])
+    speed = hypot(state[VX], state[VY])
+    fastest = speed + k[K_BOUND_ACCEL] * HORIZON_S
+    yaw_acceleration = k[K_BOUND_YAW_ACCEL]
+    if yaw_acceleration == 0.0:
+        yaw_acceleration = k[K_STEER_M] * k[K_BOUND_ACCEL] + k[K_STEER_RATE_M] * fastest
+    now = speed + abs(state[YAW_RATE]) * reach
+    growth = k[K_BOUND_ACCEL] + yaw_acceleration * reach
+    if not (math.isfinite(now) and math.isfinite(growth)):
+        now, growth = 0.0, 0.0
+    safe = horizon
+    if now + growth <= 0.0:
+        return safe, 0.0, False
+    clearance = wall_clearance(blocked, wall_meta, row, _reach(now, growth, horizon * dt))[0]
+    if growth > 0.0:
+        time_s = 2.0 * clearance / (now + math.sqrt(now * now + 2.0 * growth * clearance))
+    else:
+        time_s = clearance / now
+    steps = int(math.floor(time_s / dt))
+    while steps > 0 and _reach(now, growth, steps * dt) > clearance:
+        steps -= 1
+    safe = min(safe, steps)
+    return max(1, safe), clearance, True
+
+
+@njit
+def _plan(n, clear: int, control_steps: int) -> None:
+    """sim/contacts.py's _plan: the next safe steps, ending on a control period if far."""
+    now = n[I_STEPS]
+    if clear >= control_steps:
+        clear = (now + clear) // control_steps * control_steps - now
+    n[I_SAFE_UNTIL] = now + clear
+
+
+@njit
+def _ends(stamp_ns: int, x: float, y: float, f, k, j, laps, laps_length_m: float) -> bool:
+    """
+    Return whether the run ends at the state stamped stamp_ns, at (x, y), as the runner ends it.
+
+    Its duration, or on every J_CHECK_EVERY-th state its laps (scenarios/metrics.py's
+    LapCounter, on the path `laps`), counted in f.
+    """
+    if stamp_ns >= k[K_DURATION_NS]:
+        return True
+    every = j[J_CHECK_EVERY] * j[J_PUBLISH_EVERY] * j[J_STEP_NS]
+    if every == 0 or stamp_ns % every != 0:
+        return False
+    i, along, _, _, _ = nearest(laps[PX], laps[PY], laps[DX], laps[DY], laps[LENGTH], x, y)
+    progress = laps[START, i] + along
+    if f[F_LAP_SEEN] != 0.0:
+        half = laps_length_m / 2.0
+        f[F_LAP_DRIVEN] += (progress - f[F_LAP_PROGRESS] + half) % laps_length_m - half
+    f[F_LAP_SEEN], f[F_LAP_PROGRESS] = 1.0, progress
+    return f[F_LAP_DRIVEN] >= k[K_LAPS_GOAL]
+
+
+@njit
+def run_periods(periods, truth, f, n, k, j, table, length_m, laps, laps_length_m, blocked,
+                wall_meta, state, command, params, tyre_mu, grid, meta, vectors, wheel,
+                matrices, ints, out):
+    """
+    Answer the odometry and step to the next publishing instant, `periods` times.
+
+    Fills truth[p] (STATE_COLUMNS) at each instant; f and n carry the state
+    between calls (F_*, I_*); k and j hold the constants (K_*, J_*). Stops
+    early once the run ends at the state before (ENDED), or where the Python
+    loop takes over. Returns (why it stopped, the periods completed).
+    """
+    dt = k[K_DT]
+    control_steps, publish_every = j[J_CONTROL_STEPS], j[J_PUBLISH_EVERY]
+    contacts = j[J_CONTACTS] != 0
+    for p in range(periods):
+        # the law answers the odometry; the intake holds its command (not pushed: a
+        # publishing instant is a control period's start, whose push replaces it)
+        steer, speed = pursuit_command(
+            table, length_m, f[F_ODOM_X], f[F_ODOM_Y], f[F_ODOM_YAW], f[F_ODOM_VX],
+            k[K_WHEELBASE], k[K_CG_TO_REAR], k[K_LOOKAHEAD_MIN], k[K_LOOKAHEAD_GAIN],
+            k[K_LAW_MAX_STEER], k[K_TARGET_SPEED], k[K_LATERAL_LIMIT], k[K_MIN_SPEED])
+        steer, speed = float(np.float32(steer)), float(np.float32(speed))   # on the wire
+        if not (math.isfinite(steer) and math.isfinite(speed)):
+            return ANSWER, p
+        f[F_STEER], f[F_RATE] = steer, 0.0
+        f[F_TARGET], f[F_ACCELERATION] = speed, abs(k[K_ACCELERATION])
+        n[I_LAST_COMMAND] = n[I_STEPS]
+        while True:
+            steps = n[I_STEPS]
+            if steps % control_steps == 0:
+                if (k[K_TIMEOUT] > 0.0
+                        and (steps - n[I_LAST_COMMAND]) * dt >= k[K_TIMEOUT]):
+                    return WATCHDOG, p
+                if _speed_push(state, command, k, f, control_steps * dt):
+                    n[I_CLAMPS] += 1
+            chunk = min(control_steps - steps % control_steps,
+                        publish_every - steps % publish_every)
+            if contacts:
+                if steps >= n[I_SAFE_UNTIL]:
+                    _plan(n, _look(state, k, blocked, wall_meta, j[J_HORIZON])[0],
+                          control_steps)
+                chunk = min(chunk, n[I_SAFE_UNTIL] - steps)
+            done = advance(state, command, dt, chunk, j[J_SUBSTEPS], j[J_METHOD], params,
+                           tyre_mu, grid, meta, vectors, wheel, matrices, ints, out)
+            n[I_STEP_COUNT] += done
+            f[F_TIME] += done * dt
+            if done < chunk:
+                return NON_FINITE, p
+            n[I_STEPS] = steps = steps + chunk
+            if contacts and steps >= n[I_SAFE_UNTIL]:
+                clear, clearance, moving = _look(state, k, blocked, wall_meta, j[J_HORIZON])
+                if (not moving or clearance == 0.0) and wall_clearance(
+                        blocked, wall_meta, _box(state, k), wall_meta[0])[0] == 0.0:
+                    return TOUCH, p
+                _plan(n, clear, control_steps)
+            if steps % publish_every == 0:
+                break
+        # the publishing instant: the truth the runner reads, the odometry the law reads
+        metrics_yaw, odometry_yaw = _orientation_yaws(out[O_GROUND, 2], out[O_GROUND, 1],
+                                                      state[YAW])
+        slip = abs(out[SLIP_ANGLE, 0])
+        for i in range(1, 4):
+            slip = _first_max(slip, abs(out[SLIP_ANGLE, i]))
+        now_ns = steps * j[J_STEP_NS]
+        truth[p, 0] = now_ns / 1e9
+        truth[p, 1], truth[p, 2], truth[p, 3] = state[X], state[Y], metrics_yaw
+        truth[p, 4], truth[p, 5], truth[p, 6] = state[VX], state[VY], state[YAW_RATE]
+        truth[p, 7] = slip
+        ended = _ends(n[I_ODOM_NS], f[F_ODOM_X], f[F_ODOM_Y], f, k, j, laps, laps_length_m)
+        n[I_ODOM_NS] = now_ns
+        f[F_ODOM_X], f[F_ODOM_Y], f[F_ODOM_YAW] = state[X], state[Y], odometry_yaw
+        f[F_ODOM_VX], f[F_ODOM_VY], f[F_ODOM_YAW_RATE] = state[VX], state[VY], state[YAW_RATE]
+        if ended:
+            return ENDED, p + 1
+    return DONE, periods
+
+
+def prepare() -> None:
+    """Load (or compile) the loop's kernels now, not at a run's first state: a short run."""
+    from .inprocess import run_scenario
+    from ..scenarios.spec import load_scenario
+    spec = load_scenario('path_follow')
+    spec.update(duration_s=0.1, seed_in_use=0)
+    run_scenario(spec)
+
+
+def _usable(run) -> bool:
+    """Return whether the loop can drive an in-process run (campaign/inprocess.py's)."""
+    if not ENABLED or run.opponents:
+        return False
+    law = run.driver.law
+    if not (isinstance(law, PathFollowerLaw) and law.pedals is None
+            and law.law.compensator.delay_s == 0.0 and law.law.follower.path._kernels):
+        return False
+    session = run.session
+    car = session.cars[0]
+    vehicle, sensors = car.vehicle, car.sensors
+    return (car.settings['command_mode'] == 'speed' and not vehicle.acting
+            and not vehicle.has_drivetrain and not sensors.channels
+            and 'odometry' in sensors.with_outputs and not car.intake.timed_out
+            and session.publish_every % car.intake.control_steps == 0
+            and not session.marker_every and car.halted is None)
+
+
+class CompiledLoop:
+    """run_periods() for one in-process run: its constants, and the state handed to and fro."""
+
+    usable = staticmethod(_usable)
+
+    def __init__(self, run, laps):
+        """Take the constants of `run` (usable(run) holds), which counts `laps` (LapCounter)."""
+        self.run, self.laps = run, laps
+        session = self.session = run.session
+        car = self.car = session.cars[0]
+        vehicle = self.vehicle = car.vehicle
+        law = run.driver.law
+        settings, path = law.law.follower.settings, law.law.follower.path
+        self.table, self.length_m = path.table, path.length_m
+        speed = car.intake.speed
+        k = self.k = np.zeros(CONSTANTS)
+        k[K_DT], k[K_TIMEOUT] = session.dt, car.settings['command_timeout_s']
+        k[K_WHEELBASE], k[K_CG_TO_REAR] = settings.wheelbase_m, settings.cg_to_rear_m
+        k[K_LOOKAHEAD_MIN], k[K_LOOKAHEAD_GAIN] = (settings.lookahead_min_m,
+                                                   settings.lookahead_gain_s)
+        k[K_LAW_MAX_STEER], k[K_TARGET_SPEED] = settings.max_steer_rad, settings.target_speed_m_s
+        k[K_LATERAL_LIMIT], k[K_MIN_SPEED] = (settings.lateral_accel_limit_m_s2,
+                                              settings.min_speed_m_s)
+        k[K_ACCELERATION] = array('f', (law.law.acceleration,))[0]     # float32 on the wire
+        k[K_MASS], k[K_RADIUS] = speed.mass_kg, speed.wheel_radius_m
+        k[K_KP], k[K_KI], k[K_DRIVEN] = speed.kp_per_s, speed.ki_per_s2, max(1, speed._driven)
+        k[K_MAX_STEER] = vehicle.config['steering.max_angle_rad']
+        k[K_DRIVE_LIMIT:K_DRIVE_LIMIT + 4] = speed.drive_limit_n_m
+        k[K_BRAKE_LIMIT:K_BRAKE_LIMIT + 4] = speed.brake_limit_n_m
+        k[K_HANDBRAKE:K_HANDBRAKE + 4] = vehicle.handbrake_torque
+        k[K_SHARES:K_SHARES + 4] = BRAKE_SHARES
+        k[K_LAPS_GOAL], k[K_DURATION_NS] = laps.goal_m, run.spec['duration_s'] * 1e9
+        self.lap_path = laps.path
+        contacts = session.contacts.active
+        if contacts:
+            outline = session.scene.outlines[0]
+            k[K_LENGTH], k[K_WIDTH], k[K_AHEAD] = (outline.length_m, outline.width_m,
+                                                   outline.ahead_of_cg_m)
+            k[K_BOUND_ACCEL], k[K_BOUND_YAW_ACCEL] = (outline.acceleration_m_s2,
+                                                      outline.yaw_acceleration_rad_s2)
+            k[K_STEER_M], k[K_STEER_RATE_M] = outline.steer_m, outline.steer_rate_m
+        self.walls = ((session.scene.blocked, session.scene.meta) if contacts
+                      else (np.zeros((1, 1), dtype=bool), np.ones(5)))
+        self.j = np.array([car.intake.control_steps, session.publish_every,
+                           vehicle.substeps_for(session.dt), vehicle.method, int(contacts),
+                           max(1, round(HORIZON_S / session.dt)), session.step_ns,
+                           LAP_CHECK_EVERY if laps.wanted else 0], dtype=np.int64)
+        self.f = np.zeros(FLOATS)
+        self.n = np.zeros(INTS, dtype=np.int64)
+
+    def advance(self) -> Optional['CompiledLoop']:
+        """
+        Run on to the run's end (its duration or laps); keep the truth as the run keeps it.
+
+        Returns itself, or None where the run goes on in the Python loop (handed back).
+        """
+        run, session, car, vehicle = self.run, self.session, self.car, self.vehicle
+        intake = car.intake
+        stamp_ns, odometry = run.driver.pending
+        period_ns = session.publish_every * session.step_ns
+        periods = max(1, math.ceil((self.k[K_DURATION_NS] - stamp_ns) / period_ns) + 1)
+        f, n = self.f, self.n
+        f[F_STEER], f[F_RATE] = intake.steer_rad, intake.steer_rate
+        f[F_TARGET], f[F_ACCELERATION] = intake.target_speed, intake.target_acceleration
+        f[F_INTEGRAL], f[F_TIME] = intake.speed.integral_m, vehicle.time_s
+        f[F_ODOM_X:F_ODOM_YAW_RATE + 1] = odometry
+        n[I_STEPS], n[I_LAST_COMMAND] = session.sim_steps, intake.last_command_steps
+        n[I_SAFE_UNTIL], n[I_STEP_COUNT] = session.contacts.safe_until, vehicle.step_count
+        n[I_ODOM_NS], n[I_CLAMPS] = stamp_ns, 0
+        laps = self.laps
+        f[F_LAP_SEEN], f[F_LAP_DRIVEN] = laps.progress_m is not None, laps.driven_m
+        f[F_LAP_PROGRESS] = laps.progress_m or 0.0
+        truth = np.empty((periods, TRUTH_COLUMNS))
+        w = vehicle.work
+        why, done = run_periods(periods, truth, f, n, self.k, self.j, self.table, self.length_m,
+                                self.lap_path.table, self.lap_path.length_m, *self.walls,
+                                vehicle.state, vehicle.command, vehicle.flat_params,
+                                vehicle.tyre_mu, *vehicle.map_arrays, w.vectors, w.wheel,
+                                w.matrices, w.ints, vehicle.outputs)
+        intake.steer_rad, intake.steer_rate = float(f[F_STEER]), float(f[F_RATE])
+        intake.target_speed = float(f[F_TARGET])
+        intake.target_acceleration = float(f[F_ACCELERATION])
+        intake.last_command_steps = int(n[I_LAST_COMMAND])
+        intake.speed.integral_m, vehicle.time_s = float(f[F_INTEGRAL]), float(f[F_TIME])
+        session.sim_steps, session.contacts.safe_until = int(n[I_STEPS]), int(n[I_SAFE_UNTIL])
+        vehicle.step_count = int(n[I_STEP_COUNT])
+        if n[I_CLAMPS]:
+            self._report_clamps(int(n[I_CLAMPS]), float(f[F_CLAMPED]))
+        for p, row in enumerate(truth[:done].tolist(), start=1):
+            run.truth[stamp_ns + p * period_ns] = tuple(row)
+        run.driver.pending = None if why in (WATCHDOG, TOUCH, NON_FINITE) else (
+            int(n[I_ODOM_NS]), type(odometry)(*f[F_ODOM_X:F_ODOM_YAW_RATE + 1].tolist()))
+        if why in (DONE, ENDED):
+            return self
+        self._hand_back(why)
+        return None
+
+    def _report_clamps(self, count: int, steer: float) -> None:
+        """Report clamped commands as the intake does (counted; a warning at most every 2 s)."""
+        reports = self.car.intake.reports
+        reports.count('clamped', count)
+        limit = self.k[K_MAX_STEER]
+        reports.warn('clamped', 'command clamped to the vehicle limits: steer_rad = '
+                     f'{steer:g} clamped to {min(max(steer, -limit), limit):g} '
+                     f'(limit [{-limit:g}, {limit:g}])')
+
+    def _hand_back(self, why: int) -> None:
+        """Finish what stepping.advance does at the step the loop stopped at, as it does it."""
+        session, vehicle = self.session, self.vehicle
+        if why == NON_FINITE:
+            try:
+                vehicle._non_finite()
+            except FloatingPointError as error:
+                session.failed(error)
+        elif why == TOUCH:
+            session.contacts.check()
+            publish = session.sim_steps % session.publish_every == 0
+            session.at_step(publish, False)
