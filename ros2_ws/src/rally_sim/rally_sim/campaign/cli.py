@@ -7,8 +7,8 @@
 Expands and checks every run of the campaign (spec.py) before any starts,
 runs them on a pool of workers, one per core by default, each in a ROS
 domain of its own (pool.py), or as tasks on Ray (--ray: ray_engine.py),
-and writes DIR/results.csv and
-DIR/results.parquet as each run finishes, then DIR/report.png and
+and keeps DIR/results.csv and
+DIR/results.parquet as runs finish (results.py), then DIR/report.png and
 report.html, and prints a summary. Each run is the scenario's own run
 (simulator and controller processes, synchronous mode), so its metrics are
 what `./rally scenario` gives for the same values. --resume skips the runs
@@ -76,7 +76,7 @@ def main(argv=None, stop: StopRequest = None) -> int:
             return 2
     folder = args.output or os.path.join('out', f'campaign-{campaign.name}')
     table = ResultTable(campaign, folder)
-    if os.path.exists(table.parquet_path) and not args.resume:
+    if table.earlier() and not args.resume:
         print(f"error: {folder} holds a campaign's results already: --resume to continue "
               'it, or --output another folder', file=sys.stderr)
         return 2

@@ -1,9 +1,13 @@
 """
-The campaign's table: one row per run, written whole as each run finishes.
+The campaign's table: one row per run, kept as each run finishes.
 
-DIR/results.csv and DIR/results.parquet (pyarrow) are replaced atomically
-(written beside, then renamed), so a crash or Ctrl-C leaves the last table
-whole and loses no finished run. Rows are in run order, so a resumed
+DIR/results.csv and DIR/results.parquet (pyarrow) are written whole and
+replaced atomically (written beside, then renamed): at the end, and while
+the campaign runs at most once a second (and at most a twentieth of the
+time: a table of 10,000 rows written after every run would cost more than
+the runs). Each row is also appended, as it comes, to DIR/results.journal.jsonl
+until the next whole table holds it, so a crash or Ctrl-C leaves the last table
+whole and loses no finished run (--resume reads both). Rows are in run order, so a resumed
 campaign's table is the uninterrupted one's. Columns: run_id, the
 campaign's parameters, repeat, seed, passed, the scenario's metrics,
 simulated_s, wall_s, cpu_s (the runner's and its processes' CPU seconds), attempts,
@@ -14,12 +18,17 @@ import csv
 import json
 import math
 import os
+import time
 from typing import Any, Dict, List
 
 from .spec import Campaign, Run
 from ..scenarios.spec import METRICS, stage_walls, WORLD_METRICS
 
 TAIL = ['simulated_s', 'wall_s', 'cpu_s', 'attempts', 'error', 'folder', 'key']
+WRITE_EVERY_S = 1.0
+"""The least wall time between two whole tables while a campaign runs."""
+WRITE_SHARE = 0.05
+"""The most of its wall time the campaign spends writing whole tables meanwhile."""
 
 
 class ResultTable:
@@ -38,6 +47,7 @@ class ResultTable:
         self._types = {name: _column_type([run.params.get(name) for run in campaign.runs])
                        for name in self.parameters}
         self.rows: Dict[str, Dict[str, Any]] = {}
+        self._next_write = 0.0      # monotonic time: the first row's table is written at once
 
     @property
     def csv_path(self) -> str:
@@ -49,13 +59,29 @@ class ResultTable:
         """Return the Parquet file's path."""
         return os.path.join(self.folder, 'results.parquet')
 
+    @property
+    def journal_path(self) -> str:
+        """Return the journal's path: the rows the last whole table does not hold yet."""
+        return os.path.join(self.folder, 'results.journal.jsonl')
+
+    def earlier(self) -> bool:
+        """Return whether the folder holds an earlier campaign's rows."""
+        return os.path.exists(self.parquet_path) or os.path.exists(self.journal_path)
+
     def resume(self) -> int:
-        """Take the rows of an earlier table in the folder; return how many."""
-        if not os.path.isfile(self.parquet_path):
-            return 0
-        import pyarrow.parquet as pq
-        for row in pq.read_table(self.parquet_path).to_pylist():
-            self.rows[row['key']] = row
+        """Take the rows of an earlier table in the folder, and its journal's; return how many."""
+        if os.path.isfile(self.parquet_path):
+            import pyarrow.parquet as pq
+            for row in pq.read_table(self.parquet_path).to_pylist():
+                self.rows[row['key']] = row
+        if os.path.isfile(self.journal_path):
+            with open(self.journal_path, encoding='utf-8') as journal:
+                for line in journal:
+                    try:
+                        row = json.loads(line)
+                    except ValueError:      # a line cut short by a crash: that run again
+                        continue
+                    self.rows[row['key']] = row
         return len(self.rows)
 
     def done(self, run: Run) -> bool:
@@ -73,7 +99,11 @@ class ResultTable:
                    attempts=int(result.get('attempts', 1)), error=result['error'],
                    folder=result.get('folder', ''), key=run.key)
         self.rows[run.key] = row
-        self.write()
+        os.makedirs(self.folder, exist_ok=True)
+        with open(self.journal_path, 'a', encoding='utf-8') as journal:
+            journal.write(json.dumps(row) + '\n')
+        if time.monotonic() >= self._next_write:
+            self.write()
         return row
 
     def ordered(self) -> List[Dict[str, Any]]:
@@ -81,11 +111,16 @@ class ResultTable:
         return sorted(self.rows.values(), key=lambda row: row['run_id'])
 
     def write(self) -> None:
-        """Write both files whole, each replacing the last atomically."""
+        """Write both files whole, each replacing the last atomically; empty the journal."""
+        start = time.monotonic()
         rows = self.ordered()
         os.makedirs(self.folder, exist_ok=True)
         _replace(self.csv_path, lambda path: self._write_csv(path, rows))
         _replace(self.parquet_path, lambda path: self._write_parquet(path, rows))
+        if os.path.exists(self.journal_path):
+            os.remove(self.journal_path)
+        took = time.monotonic() - start
+        self._next_write = start + took + max(WRITE_EVERY_S, took / WRITE_SHARE)
 
     def _write_csv(self, path: str, rows: List[Dict[str, Any]]) -> None:
         with open(path, 'w', encoding='utf-8', newline='') as out:

@@ -115,6 +115,14 @@ def grip_at(grid: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
 
 
 @njit
+def grip_at_each(grid: np.ndarray, meta: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                 out: np.ndarray) -> None:
+    """Fill out with grip_at() at each odom point (xs[k], ys[k])."""
+    for k in range(xs.shape[0]):
+        out[k] = grip_at(grid, meta, xs[k], ys[k])
+
+
+@njit
 def height_at(grid: np.ndarray, meta: np.ndarray, x: float, y: float) -> float:
     """Return the ground height [m] at odom point (x, y): bilinear between pixel centres."""
     u, v = _grid_coordinates(meta, x, y)
@@ -178,8 +186,12 @@ class Surface:
             raise SurfaceError(f'surface map {path}: {error}') from None
 
     def grip_at(self, xs, ys) -> np.ndarray:
-        """Return the grip multiplier at each odom point."""
-        return self._each(grip_at, xs, ys)
+        """Return the grip multiplier at each odom point (one compiled call for all)."""
+        xs, ys = np.broadcast_arrays(np.asarray(xs, float), np.asarray(ys, float))
+        out = np.empty(xs.size)
+        grip_at_each(self.grid.layers, self.grid.meta, np.ascontiguousarray(xs.ravel()),
+                     np.ascontiguousarray(ys.ravel()), out)
+        return out.reshape(xs.shape)
 
     def height_at(self, xs, ys) -> np.ndarray:
         """Return the ground height [m] at each odom point."""

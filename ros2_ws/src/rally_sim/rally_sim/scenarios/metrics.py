@@ -6,7 +6,7 @@ in-process engine on the session's truth, alike.
 """
 
 import math
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -14,9 +14,11 @@ from .spec import (
     drift_target, opponent_config, stage_surface, stage_walls, TARGET_METRICS, vehicle_config)
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
+from ..control.path_kernels import hypot
 from ..physics import SURFACE_GRIP
+from ..physics.jit import njit
 from ..world.contact import corners, least_clearance, quad_clearance
-from ..world.scene import box_at, boxes_at, footprint_of
+from ..world.scene import box_at, boxes_at, footprint_of, walls_of
 from ..world.stages import STAGES
 
 DRIFT_SIDESLIP_DEG = 10.0
@@ -92,17 +94,13 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
     path, states = result['path'], result['states']
     surface = stage_surface(spec['stage'])
     off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
-    heading, speed = [], []
-    laps, completion = LapCounter(spec, path), None
     progress, cross, path_heading = path.locate_many(states['x'], states['y'])
-    for t, yaw, vx, vy, progress_m, path_yaw in zip(
-            *(states[c] for c in ('t', 'yaw', 'vx', 'vy')), progress, path_heading):
-        if laps.add(progress_m) and completion is None:
-            completion = float(t)
-        heading.append((yaw - path_yaw + math.pi) % (2.0 * math.pi) - math.pi)
-        speed.append(math.hypot(vx, vy))
+    completion = _completion(LapCounter(spec, path), states['t'], np.array(progress))
+    # what a loop over the states gives, in arrays: % and cumsum are Python's + and %, in order
+    heading = (states['yaw'] - np.array(path_heading) + math.pi) % (2.0 * math.pi) - math.pi
+    speed = hypot_each(states['vx'], states['vy'])
     off = surface.grip_at(states['x'], states['y']) == off_road_grip
-    t, cross, heading = states['t'], np.array(cross), np.array(heading)
+    t, cross = states['t'], np.array(cross)
     dt = np.diff(t, append=t[-1])
     metrics = {
         'cross_track_rms_m': float(np.sqrt(np.mean(cross ** 2))),
@@ -117,6 +115,31 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
               'y': states['y'],
               'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
     return {'metrics': metrics, 'series': series}
+
+
+def _completion(laps: LapCounter, t: np.ndarray, progress: np.ndarray) -> Optional[float]:
+    """Return the time the laps were done (None: never): LapCounter.add over the states."""
+    if not laps.wanted or len(progress) < 2:
+        return None
+    half = laps.path.length_m / 2.0
+    steps = (progress[1:] - progress[:-1] + half) % laps.path.length_m - half
+    done = np.flatnonzero(np.cumsum(steps) >= laps.goal_m)
+    return float(t[done[0] + 1]) if len(done) else None
+
+
+def hypot_each(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Return math.hypot of each pair (NumPy's hypot differs from it in the last bit at times)."""
+    out = np.empty(len(xs))
+    _hypot_into(np.ascontiguousarray(xs, dtype=float), np.ascontiguousarray(ys, dtype=float),
+                out)
+    return out
+
+
+@njit
+def _hypot_into(xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -> None:
+    """Fill out with path_kernels.hypot (math.hypot's bits) of each pair."""
+    for k in range(xs.shape[0]):
+        out[k] = hypot(xs[k], ys[k])
 
 
 def settled(statistic, values: np.ndarray) -> float:
@@ -229,7 +252,7 @@ def world_metrics(spec: Dict[str, Any], states: Dict[str, np.ndarray], contacts_
     least = CLEARANCE_REACH_M
     if walls is not None and len(states['x']):
         rows = boxes_at(states['x'], states['y'], states['yaw'], outline)
-        least = least_clearance(walls.blocked, walls.meta, rows, least)
+        least = least_clearance(*walls_of(walls), rows, least)
     outlines = [footprint_of(opponent_config(spec, o)) for o in spec.get('opponents', [])]
     for other, other_outline in zip(others, outlines):
         for k, (x, y, yaw) in enumerate(zip(states['x'].tolist(), states['y'].tolist(),

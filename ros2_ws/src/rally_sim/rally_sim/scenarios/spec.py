@@ -278,8 +278,16 @@ def vehicle_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 def vehicle_config(spec: Dict[str, Any]):
     """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
+    path = vehicle_path(spec['vehicle'])
+    return _vehicle_file(path, os.stat(path).st_mtime_ns).with_overrides(
+        vehicle_overrides(spec))
+
+
+@functools.lru_cache(maxsize=16)
+def _vehicle_file(path: str, mtime_ns: int):
+    """Return a vehicle file's config, read once per version (each run takes a copy)."""
     from ..physics import load_vehicle
-    return load_vehicle(vehicle_path(spec['vehicle'])).with_overrides(vehicle_overrides(spec))
+    return load_vehicle(path)
 
 
 def sensor_file(spec: Dict[str, Any], folder: str) -> str:

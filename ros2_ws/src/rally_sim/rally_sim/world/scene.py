@@ -9,7 +9,7 @@ its axles, turned with the car.
 """
 
 import math
-from typing import List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -20,6 +20,28 @@ from ..physics.model import X, Y, YAW
 
 NOTHING = (np.zeros((1, 1), dtype=np.uint8), np.array([1.0, 0.0, 0.0, 1.0, 0.0]))
 """A map of one free cell: the walls of a scene without an occupancy map."""
+
+
+_WALLS: Dict[int, tuple] = {}
+"""walls_of()'s answers by the map's id, each with its map (so that the id stays its own)."""
+KEPT_MAPS = 8
+
+
+def walls_of(occupancy: Optional[OccupancyMap]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """
+    Return a map's occupied cells (uint8), placement and clearance_cells (None: NOTHING's).
+
+    Worked out once per map (the last KEPT_MAPS): a campaign's runs share
+    their stage's map. The arrays are shared: nobody writes into them.
+    """
+    kept = _WALLS.get(id(occupancy))
+    if kept is None or kept[0] is not occupancy:
+        blocked, meta = (occupancy.blocked, occupancy.meta) if occupancy is not None else NOTHING
+        kept = (occupancy, blocked, meta, clearance_cells(blocked))
+        if len(_WALLS) >= KEPT_MAPS:
+            del _WALLS[next(iter(_WALLS))]
+        _WALLS[id(occupancy)] = kept
+    return kept[1], kept[2], kept[3]
 
 
 class Footprint(NamedTuple):
@@ -80,12 +102,11 @@ class Scene:
     def set_walls(self, occupancy: Optional[OccupancyMap]) -> None:
         """Stand `occupancy`'s walls in the scene (None: open ground), in place of any before."""
         self.occupancy = occupancy
-        self.blocked, self.meta = ((occupancy.blocked, occupancy.meta) if occupancy is not None
-                                   else NOTHING)
+        self.blocked, self.meta, self.clearance = walls_of(occupancy)
+        """The occupied cells, the map's placement (the kernels' meta), and each cell's
+        distance to the walls in cells, as beams leap across open space."""
         self.walls = bool(self.blocked.any())
         """Whether any cell is occupied (anything for a car to touch but other cars)."""
-        self.clearance = clearance_cells(self.blocked)
-        """Each cell's distance to the walls in cells, as beams leap across open space."""
 
     def add(self, vehicle, footprint: Footprint) -> None:
         """Put a car (its Vehicle, whose state moves it) into the scene."""
@@ -119,7 +140,7 @@ def prepare() -> None:
     cast(clearance_cells(NOTHING[0]), NOTHING[1], NO_BOXES, 0.0, 0.0, np.zeros(1), 1.0,
          np.empty(1))
     wall_clearance(*NOTHING, row, 1.0)
-    least_clearance(*NOTHING, row[None], 1.0)
+    least_clearance(*walls_of(None), row[None], 1.0)
     quad_clearance(corners(row), corners(row))
 
 
