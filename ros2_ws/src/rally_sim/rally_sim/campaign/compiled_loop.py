@@ -21,7 +21,7 @@ Python loop at the very step where it happens.
 
 from array import array
 import math
-from typing import Optional
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ..physics.jit import ENABLED, njit
 from ..physics.model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, O_GROUND, SLIP_ANGLE, VX, VY, X, Y, YAW,
     YAW_RATE)
-from ..scenarios.metrics import LAP_CHECK_EVERY
+from ..scenarios.metrics import LAP_CHECK_EVERY, STATE_COLUMNS
 from ..sim.contacts import HORIZON_S
 from ..world.contact import wall_clearance
 from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
@@ -410,11 +410,13 @@ class CompiledLoop:
         self.f = np.zeros(FLOATS)
         self.n = np.zeros(INTS, dtype=np.int64)
 
-    def advance(self) -> Optional['CompiledLoop']:
+    def to_end(self) -> Optional[Dict[str, np.ndarray]]:
         """
-        Run on to the run's end (its duration or laps); keep the truth as the run keeps it.
+        Run from the first state to the run's end (its duration or laps).
 
-        Returns itself, or None where the run goes on in the Python loop (handed back).
+        Returns the states the runner keeps (STATE_COLUMNS: the truth at each
+        publishing instant up to the end), or None where the Python loop is
+        to go on: the truth so far is then in the run's, as it keeps it.
         """
         run, session, car, vehicle = self.run, self.session, self.car, self.vehicle
         intake = car.intake
@@ -448,12 +450,14 @@ class CompiledLoop:
         vehicle.step_count = int(n[I_STEP_COUNT])
         if n[I_CLAMPS]:
             self._report_clamps(int(n[I_CLAMPS]), float(f[F_CLAMPED]))
-        for p, row in enumerate(truth[:done].tolist(), start=1):
-            run.truth[stamp_ns + p * period_ns] = tuple(row)
         run.driver.pending = None if why in (WATCHDOG, TOUCH, NON_FINITE) else (
             int(n[I_ODOM_NS]), type(odometry)(*f[F_ODOM_X:F_ODOM_YAW_RATE + 1].tolist()))
-        if why in (DONE, ENDED):
-            return self
+        if why == ENDED:        # the states up to the end: the first, then the loop's but one
+            rows = np.vstack([np.array([run.truth[stamp_ns]]), truth[:done - 1]])
+            return {name: np.ascontiguousarray(rows[:, i])
+                    for i, name in enumerate(STATE_COLUMNS)}
+        for p, row in enumerate(truth[:done].tolist(), start=1):
+            run.truth[stamp_ns + p * period_ns] = tuple(row)
         self._hand_back(why)
         return None
 

@@ -207,20 +207,12 @@ class InProcessRun(Front):
             self.truth[now_ns] = truth
         return self.driver.note(now_ns, truth, orientation, delivered)
 
-    def run(self) -> Dict[str, Any]:
-        """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
-        spec, path = self.spec, self.path
-        period_ns = round(spec['control_period_s'] * 1e9)
-        laps = LapCounter(spec, path, margin_m=1e-6)
-        session = self.session
-        session.at_step(publish=True, markers=False)
-        loop = CompiledLoop(self, laps) if CompiledLoop.usable(self) else None
+    def _stamps(self, laps: LapCounter, period_ns: int) -> list:
+        """Step the session and answer its states up to the run's end; return their stamps."""
+        spec, path, session = self.spec, self.path, self.session
         stamp, stamps = 0, []
         while True:
             while stamp + period_ns not in self.truth:
-                if loop is not None:    # compiled, to the run's end where it can
-                    loop = loop.advance()
-                    continue
                 for driver in self.drivers:
                     if driver.pending is not None:
                         driver.answer()
@@ -232,13 +224,26 @@ class InProcessRun(Front):
             if stamp >= spec['duration_s'] * 1e9 or (
                     laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
                     and laps.add(path.locate(*self.truth[stamp][1:3]).progress_m)):
-                break
+                return stamps
             stamp += period_ns
-        columns = list(zip(*(self.truth[s] for s in stamps)))
-        states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
+
+    def run(self) -> Dict[str, Any]:
+        """Run to the scenario's end as the runner ends it; return its metrics and verdict."""
+        spec, path = self.spec, self.path
+        period_ns = round(spec['control_period_s'] * 1e9)
+        laps = LapCounter(spec, path, margin_m=1e-6)
+        session = self.session
+        session.at_step(publish=True, markers=False)
+        # compiled where it can be, else (or from where it hands the run back) in Python
+        states = CompiledLoop(self, laps).to_end() if CompiledLoop.usable(self) else None
+        stamps = None
+        if states is None:
+            stamps = self._stamps(laps, period_ns)
+            columns = list(zip(*(self.truth[s] for s in stamps)))
+            states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
         states = cut(states, lap_end(spec, path, states))
         others = [np.array([o.poses[s] for s in stamps[:len(states['t'])]])
-                  for o in self.opponents]
+                  for o in self.opponents]      # (the compiled loop drives one car alone)
         result = {'path': path, 'states': states, 'others': others}
         contacts = [contact_report(c.time_ns, c.car, c.other, c.x, c.y)
                     for c in session.contacts.events]

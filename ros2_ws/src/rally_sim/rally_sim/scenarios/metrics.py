@@ -59,11 +59,24 @@ class LapCounter:
 
 def lap_end(spec: Dict[str, Any], path: ClosedPath, states: Dict[str, np.ndarray]) -> int:
     """Return the number of states up to the one where the laps are done (all if never)."""
-    laps = LapCounter(spec, path)
-    for index, progress_m in enumerate(path.locate_many(states['x'], states['y'])[0]):
-        if laps.add(progress_m):
-            return index + 1
-    return len(states['t'])
+    index = laps_done(LapCounter(spec, path),
+                      np.array(path.locate_many(states['x'], states['y'])[0]))
+    return len(states['t']) if index is None else index + 1
+
+
+def laps_done(laps: LapCounter, progress: np.ndarray) -> Optional[int]:
+    """
+    Return the index of the state where the laps are done (None: never), as `laps` finds it.
+
+    LapCounter.add over the states' progress in arrays: NumPy's % is
+    Python's, and its cumulative sum adds in order, so the same bits.
+    """
+    if not laps.wanted or len(progress) < 2:
+        return None
+    half = laps.path.length_m / 2.0
+    steps = (progress[1:] - progress[:-1] + half) % laps.path.length_m - half
+    done = np.flatnonzero(np.cumsum(steps) >= laps.goal_m)
+    return int(done[0]) + 1 if len(done) else None
 
 
 def state_table(rows) -> Dict[str, np.ndarray]:
@@ -95,8 +108,9 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
     surface = stage_surface(spec['stage'])
     off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
     progress, cross, path_heading = path.locate_many(states['x'], states['y'])
-    completion = _completion(LapCounter(spec, path), states['t'], np.array(progress))
-    # what a loop over the states gives, in arrays: % and cumsum are Python's + and %, in order
+    done = laps_done(LapCounter(spec, path), np.array(progress))
+    completion = None if done is None else float(states['t'][done])
+    # what a loop over the states gives, in arrays: NumPy's % is Python's
     heading = (states['yaw'] - np.array(path_heading) + math.pi) % (2.0 * math.pi) - math.pi
     speed = hypot_each(states['vx'], states['vy'])
     off = surface.grip_at(states['x'], states['y']) == off_road_grip
@@ -115,16 +129,6 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
               'y': states['y'],
               'curves': {'cross-track error [m]': cross, 'heading error [rad]': heading}}
     return {'metrics': metrics, 'series': series}
-
-
-def _completion(laps: LapCounter, t: np.ndarray, progress: np.ndarray) -> Optional[float]:
-    """Return the time the laps were done (None: never): LapCounter.add over the states."""
-    if not laps.wanted or len(progress) < 2:
-        return None
-    half = laps.path.length_m / 2.0
-    steps = (progress[1:] - progress[:-1] + half) % laps.path.length_m - half
-    done = np.flatnonzero(np.cumsum(steps) >= laps.goal_m)
-    return float(t[done[0] + 1]) if len(done) else None
 
 
 def hypot_each(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:

@@ -4,8 +4,9 @@ The in-process engine's compiled loop against its Python loop: the same run to t
 Each case runs once with the compiled loop and once with the Python loop
 (the session stepped by sim/stepping.py, the law called per state), which
 test_inprocess and test_campaign hold to the ROS run. Everything a run
-leaves must agree: the truth at every publishing instant, the metrics, the
-contacts, the reports' counters and the car's final state.
+leaves must agree: the states it keeps (the truth at every publishing
+instant to its end), the metrics, the contacts, the reports' counters and
+the car's final state.
 """
 
 import copy
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from rally_sim.campaign import compiled_loop
+from rally_sim.campaign import compiled_loop, inprocess
 from rally_sim.campaign.controllers import closed_path
 from rally_sim.campaign.inprocess import InProcessRun
 from rally_sim.control.interface import quaternion, yaw_of
@@ -39,6 +40,10 @@ def run(spec, compiled: bool, monkeypatch):
     usable = compiled_loop._usable if compiled else (lambda run: False)
     with monkeypatch.context() as patch:
         patch.setattr(compiled_loop.CompiledLoop, 'usable', staticmethod(usable))
+        states = []     # the states the run keeps up to its end, before the cut to its laps
+        real_lap_end = inprocess.lap_end
+        patch.setattr(inprocess, 'lap_end',
+                      lambda spec, path, s: states.append(s) or real_lap_end(spec, path, s))
         calls = []
         real = compiled_loop.run_periods
         patch.setattr(compiled_loop, 'run_periods', lambda *a: calls.append(1) or real(*a))
@@ -46,6 +51,7 @@ def run(spec, compiled: bool, monkeypatch):
                                closed_path(config_file(f"stages/{spec['stage']}_path.csv")))
         result = the_run.run()
     assert bool(calls) == compiled
+    the_run.states = states[0]
     return the_run, result, len(calls)
 
 
@@ -54,7 +60,9 @@ def assert_same_run(spec, monkeypatch):
     fast, fast_result, calls = run(spec, True, monkeypatch)
     slow, slow_result, _ = run(spec, False, monkeypatch)
     assert fast_result == slow_result
-    assert fast.truth == slow.truth
+    assert fast.states.keys() == slow.states.keys()
+    for name, values in fast.states.items():
+        assert np.array_equal(values, slow.states[name]), name
     assert np.array_equal(fast.vehicle.state, slow.vehicle.state)
     assert fast.vehicle.step_count == slow.vehicle.step_count
     assert fast.vehicle.time_s == slow.vehicle.time_s
