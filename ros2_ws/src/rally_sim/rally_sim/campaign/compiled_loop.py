@@ -26,8 +26,7 @@ from typing import Dict, Optional
 import numpy as np
 
 from ..control.laws.path_follower import PathFollowerLaw
-from ..control.path_kernels import (
-    command as pursuit_command, DX, DY, hypot, LENGTH, nearest, PX, PY, START)
+from ..control.path_kernels import command as pursuit_command, hypot, nearest_in, START
 from ..control.speed import BRAKE_SHARES, DEFAULT_ACCELERATION_M_S2, HOLD_SPEED_M_S
 from ..physics.integrators import advance
 from ..physics.jit import ENABLED, njit
@@ -246,7 +245,7 @@ def _ends(stamp_ns: int, x: float, y: float, f, k, j, laps, laps_length_m: float
     every = j[J_CHECK_EVERY] * j[J_PUBLISH_EVERY] * j[J_STEP_NS]
     if every == 0 or stamp_ns % every != 0:
         return False
-    i, along, _, _, _ = nearest(laps[PX], laps[PY], laps[DX], laps[DY], laps[LENGTH], x, y)
+    i, along, _, _, _ = nearest_in(laps, x, y)
     progress = laps[START, i] + along
     if f[F_LAP_SEEN] != 0.0:
         half = laps_length_m / 2.0

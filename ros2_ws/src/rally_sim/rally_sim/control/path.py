@@ -44,8 +44,9 @@ class ClosedPath:
         self._headings = [math.atan2(dy, dx) for dx, dy in zip(self._ux, self._uy)]
         self.length_m = float(self.lengths.sum())
         self.curvature = self._curvature()
-        self.table = np.ascontiguousarray(np.stack([   # rows as path_kernels names them
-            self._px, self._py, self._dx, self._dy, self.lengths, self.start_m, self.curvature]))
+        self.table = np.ascontiguousarray(np.vstack([   # rows as path_kernels names them
+            self._px, self._py, self._dx, self._dy, self.lengths, self.start_m, self.curvature,
+            path_kernels.circles(self._px, self._py, self._dx, self._dy, self.lengths)]))
         # compiled, 3 to 7 times faster; the NumPy code where nothing compiles (the same bits)
         self._kernels = path_kernels if COMPILED else None
         self._located = None
@@ -60,8 +61,7 @@ class ClosedPath:
     def locate(self, x: float, y: float) -> PathPoint:
         """Return the nearest point of the path to (x, y)."""
         if self._kernels is not None:
-            i, along, ex, ey, side = self._kernels.nearest(
-                self._px, self._py, self._dx, self._dy, self.lengths, float(x), float(y))
+            i, along, ex, ey, side = self._kernels.nearest_in(self.table, float(x), float(y))
         else:
             i, along, ex, ey, side = self._nearest_numpy(x, y)
         distance = math.copysign(math.hypot(ex, ey), side)
@@ -93,8 +93,7 @@ class ClosedPath:
                     [p.heading_rad for p in located])
         index = np.empty(len(xs), dtype=np.int64)
         along, ex, ey, side = (np.empty(len(xs)) for _ in range(4))
-        self._kernels.nearest_many(self._px, self._py, self._dx, self._dy, self.lengths, xs,
-                                   ys, index, along, ex, ey, side)
+        self._kernels.nearest_many(self.table, xs, ys, index, along, ex, ey, side)
         headings = self._headings
         return ((self.start_m[index] + along).tolist(),
                 [math.copysign(math.hypot(a, b), c)

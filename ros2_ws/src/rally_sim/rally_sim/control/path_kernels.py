@@ -17,9 +17,31 @@ import numpy as np
 
 from ..physics.jit import njit
 
-PX, PY, DX, DY, LENGTH, START, CURVATURE = range(7)
+PX, PY, DX, DY, LENGTH, START, CURVATURE, CIRCLE_X, CIRCLE_Y, CIRCLE_R = range(10)
 """Rows of a path's table (ClosedPath.table): points, unit directions, segment lengths,
-arc length at each point, |curvature| at each point."""
+arc length at each point, |curvature| at each point, and the circle round each point's block
+of BLOCK segments (circles())."""
+BLOCK = 16
+"""Segments per block: nearest_in() looks into the blocks that can hold the nearest."""
+
+
+def circles(px, py, dx, dy, lengths) -> np.ndarray:
+    """
+    Return rows CIRCLE_X, CIRCLE_Y, CIRCLE_R: for each segment, a circle round its block's.
+
+    The centre of the block's end points' bounding box, and a radius that
+    reaches every end point (so every point of its segments), widened by
+    far more than a rounding.
+    """
+    ends_x, ends_y = px + dx * lengths, py + dy * lengths
+    out = np.empty((3, len(px)))
+    for first in range(0, len(px), BLOCK):
+        xs = np.concatenate([px[first:first + BLOCK], ends_x[first:first + BLOCK]])
+        ys = np.concatenate([py[first:first + BLOCK], ends_y[first:first + BLOCK]])
+        cx, cy = 0.5 * (xs.min() + xs.max()), 0.5 * (ys.min() + ys.max())
+        radius = float(np.sqrt(np.max((xs - cx) ** 2 + (ys - cy) ** 2)))
+        out[:, first:first + BLOCK] = np.array([[cx], [cy], [radius * (1.0 + 1e-9) + 1e-9]])
+    return out
 
 
 @njit
@@ -44,11 +66,50 @@ def nearest(px, py, dx, dy, lengths, x, y):
 
 
 @njit
-def nearest_many(px, py, dx, dy, lengths, xs, ys, index, along, ex, ey, side):
+def nearest_in(table, x, y):
+    """
+    Return nearest()'s answer for a path's table, looking only where the nearest can lie.
+
+    A block whose circle lies farther from (x, y) than some block's circle
+    reaches holds no nearest segment; the others are searched in nearest()'s
+    order with its operations, so the same segment (the first of equals)
+    and the same bits.
+    """
+    px, py, dx, dy, lengths = table[PX], table[PY], table[DX], table[DY], table[LENGTH]
+    count = px.shape[0]
+    reach = np.inf          # the nearest segment lies at most this far (squared, widened)
+    for first in range(0, count, BLOCK):
+        gx, gy = x - table[CIRCLE_X, first], y - table[CIRCLE_Y, first]
+        far = math.sqrt(gx * gx + gy * gy) + table[CIRCLE_R, first]
+        reach = min(reach, far * far * (1.0 + 1e-9))
+    best, best_d2, found = 0, np.inf, False
+    for first in range(0, count, BLOCK):
+        gx, gy = x - table[CIRCLE_X, first], y - table[CIRCLE_Y, first]
+        near = math.sqrt(gx * gx + gy * gy) - table[CIRCLE_R, first]
+        if near > 0.0 and near * near > reach:
+            continue
+        for k in range(first, min(first + BLOCK, count)):
+            rx, ry = x - px[k], y - py[k]
+            along = rx * dx[k]
+            along += ry * dy[k]
+            along = min(max(along, 0.0), lengths[k])
+            ex, ey = rx - dx[k] * along, ry - dy[k] * along
+            d2 = ex * ex + ey * ey
+            if d2 < best_d2 or not found:
+                best, best_d2, found = k, d2, True
+    rx, ry = x - px[best], y - py[best]
+    along = rx * dx[best]
+    along += ry * dy[best]
+    along = min(max(along, 0.0), lengths[best])
+    return (best, along, rx - dx[best] * along, ry - dy[best] * along,
+            dx[best] * ry - dy[best] * rx)
+
+
+@njit
+def nearest_many(table, xs, ys, index, along, ex, ey, side):
     """Fill index, along, ex, ey, side with nearest()'s answer for each of (xs, ys)."""
     for k in range(xs.shape[0]):
-        index[k], along[k], ex[k], ey[k], side[k] = nearest(px, py, dx, dy, lengths, xs[k],
-                                                            ys[k])
+        index[k], along[k], ex[k], ey[k], side[k] = nearest_in(table, xs[k], ys[k])
 
 
 @njit
@@ -81,8 +142,7 @@ def pursuit(table, length_m, x, y, yaw, speed, cg_to_rear_m, lookahead_min_m, lo
     rear_x = x - cg_to_rear_m * math.cos(yaw)
     rear_y = y - cg_to_rear_m * math.sin(yaw)
     lookahead = max(lookahead_min_m, lookahead_gain_s * abs(speed))
-    i, along, _, _, _ = nearest(table[PX], table[PY], table[DX], table[DY], table[LENGTH],
-                                rear_x, rear_y)
+    i, along, _, _, _ = nearest_in(table, rear_x, rear_y)
     progress = table[START, i] + along
     s = (progress + lookahead) % length_m
     k = np.searchsorted(table[START], s, side='right') - 1     # bisect_right's index
@@ -169,10 +229,11 @@ def command(table, length_m, x, y, yaw, speed, wheelbase_m, cg_to_rear_m, lookah
 def prepare() -> None:
     """Load (or compile) the kernels now, not at a run's first state."""
     ones = np.ones(3)       # the argument types of ClosedPath's calls: contiguous float64
+    table = np.ones((10, 3))
     nearest(ones, ones, ones, ones, ones, 0.5, 0.5)
+    nearest_in(table, 0.5, 0.5)
     max_curvature(np.zeros(3), ones, 3.0, 0.5, 1.0)
-    pursuit(np.ones((7, 3)), 3.0, 0.5, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5)
-    command(np.ones((7, 3)), 3.0, 0.5, 0.5, 0.0, 1.0, 2.0, 1.0, 1.0, 0.5, 0.6, 10.0, 2.5, 3.0)
+    pursuit(table, 3.0, 0.5, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5)
+    command(table, 3.0, 0.5, 0.5, 0.0, 1.0, 2.0, 1.0, 1.0, 0.5, 0.6, 10.0, 2.5, 3.0)
     hypot(3.0, 4.0)
-    nearest_many(ones, ones, ones, ones, ones, ones, ones, np.zeros(3, dtype=np.int64),
-                 ones, ones, ones, ones)
+    nearest_many(table, ones, ones, np.zeros(3, dtype=np.int64), ones, ones, ones, ones)

@@ -147,3 +147,22 @@ def test_the_compiled_hypot_is_pythons_to_the_last_bit():
     ours = many(pairs[:, 0], pairs[:, 1])
     pythons = [math.hypot(x, y) for x, y in pairs.tolist()]
     assert [repr(v) for v in ours] == [repr(v) for v in pythons]
+
+
+def test_the_nearest_segment_is_found_in_the_blocks_as_by_every_segment():
+    """nearest_in looks into the blocks that can hold the nearest: nearest()'s answer, bits too."""
+    from rally_sim.control import path_kernels
+    from rally_sim.resources import config_file
+    from rally_sim.world.stages import read_path
+    rng = np.random.default_rng(11)
+    for name in ('rally_stage', 'track'):
+        path = ClosedPath(read_path(config_file(f'stages/{name}_path.csv')))
+        low, high = path.points.min(axis=0) - 50.0, path.points.max(axis=0) + 50.0
+        points = np.vstack([rng.uniform(low, high, size=(20_000, 2)), path.points,
+                            (path.points + path.ends) / 2.0, [[1e6, -1e6], [math.nan, 0.0]]])
+        columns = [path.table[row] for row in (path_kernels.PX, path_kernels.PY,
+                                               path_kernels.DX, path_kernels.DY,
+                                               path_kernels.LENGTH)]
+        for x, y in points.tolist():
+            assert repr(path_kernels.nearest_in(path.table, x, y)) == repr(
+                path_kernels.nearest(*columns, x, y))
