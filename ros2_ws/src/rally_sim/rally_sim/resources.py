@@ -15,18 +15,16 @@ def config_file(relative: str) -> str:
     last is skipped.
     """
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(here, '..', 'config', relative),
-                  os.path.join(here, 'data', relative)]
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        candidates.append(os.path.join(get_package_share_directory('rally_sim'), 'config',
-                                       relative))
-    except (ImportError, LookupError, OSError):    # OSError: AMENT_PREFIX_PATH not set
-        pass
-    for candidate in candidates:
+    for candidate in (os.path.join(here, '..', 'config', relative),
+                      os.path.join(here, 'data', relative)):
         if os.path.exists(candidate):
             return os.path.normpath(candidate)
-    return ''
+    try:        # the index only where the package's own folders have nothing: it reads files
+        from ament_index_python.packages import get_package_share_directory
+        candidate = os.path.join(get_package_share_directory('rally_sim'), 'config', relative)
+    except (ImportError, LookupError, OSError):    # OSError: AMENT_PREFIX_PATH not set
+        return ''
+    return os.path.normpath(candidate) if os.path.exists(candidate) else ''
 
 
 def preset(name: str, folder: str, suffix: str) -> str:

@@ -1,5 +1,5 @@
 """
-The in-process engine's compiled loop: the path follower's run in one compiled call per stretch.
+The in-process engine's compiled loop: a path follower's run in one compiled call.
 
 An in-process run of the path follower spends four fifths of its time in
 Python between the physics kernel's calls: the law, the command intake,
@@ -7,16 +7,17 @@ the speed controller, the vehicle's command limits, the contact rule and
 the truth the runner reads, some forty calls per control period. Where a
 run needs nothing else (one car, speed mode, the ideal sensor profile, no
 delay compensation, no actuator lag, no drivetrain), this loop does those
-same operations in their order in compiled code, for the periods up to the
-next lap check: the law's answer (path_kernels.command, the law's own
-kernel), the intake's hold, the speed controller at each control period,
-the limits' clamps, the physics steps (integrators.advance, in the chunks
-stepping.advance cuts), the contact rule's looks (sim/contacts.py) and the
-truth row at each publishing instant. Between calls the session's objects
-hold the same state as after the Python loop's periods, so a run is the
-same run to the bit (test_compiled_loop), and whatever the loop does not do
-(a touch, a non-finite state or command, the watchdog) goes back to the
-Python loop at the very step where it happens.
+same operations in their order in compiled code, from the first state to
+the run's end (its duration, or its laps as the runner counts them): the
+law's answer (path_kernels.command, the law's own kernel), the intake's
+hold, the speed controller at each control period, the limits' clamps, the
+physics steps (integrators.advance, in the chunks stepping.advance cuts),
+the contact rule's looks (sim/contacts.py) and the truth row at each
+publishing instant. It leaves the session's objects as
+the Python loop leaves them, so a run is the same run to the bit
+(test_compiled_loop), and whatever the loop does not do (a touch, a
+non-finite state or command, the watchdog) goes back to the Python loop
+at the very step where it happens.
 """
 
 from array import array
@@ -63,11 +64,12 @@ DONE, ENDED, ANSWER, WATCHDOG, TOUCH, NON_FINITE = range(6)
 duration, or its laps, counted as the runner counts them). The others hand the run to the
 Python loop: ANSWER, the law's answer is not finite (before it is taken); WATCHDOG, the
 watchdog fires at a control period's start (before it starts); TOUCH, a contact check is
-due on a touching car (after the
-chunk); NON_FINITE, the physics failed (the vehicle holds the last finite state)."""
+due on a touching car (after the chunk); NON_FINITE, the physics failed (the vehicle holds
+the last finite state)."""
 TRUTH_COLUMNS = 8
 """A truth row: scenarios.metrics.STATE_COLUMNS."""
 EPS = float(np.finfo(np.float64).eps)
+"""transforms3d's float epsilon (its quat2mat and mat2euler's thresholds)."""
 
 
 @njit

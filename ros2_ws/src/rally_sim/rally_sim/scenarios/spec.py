@@ -239,9 +239,9 @@ def _solved_target(vehicle: str, overrides: str, surface: str, radius_m: float,
 
 def _check_sensors(spec: Dict[str, Any], path: str) -> None:
     """Check the keys sensors, seed and actuation (ScenarioError naming the key)."""
-    from ..sensors import load_profile, SensorError
+    from ..sensors import SensorError
     try:
-        load_profile(spec['sensors'], spec['sensor_overrides'])
+        _checked_profile(spec['sensors'], json.dumps(spec['sensor_overrides'], sort_keys=True))
     except SensorError as error:
         keys = "s 'sensors', 'sensor_overrides'" if spec['sensor_overrides'] else " 'sensors'"
         raise ScenarioError(f'{path}: key{keys}: {error}') from None
@@ -249,16 +249,24 @@ def _check_sensors(spec: Dict[str, Any], path: str) -> None:
     if seed != 'random' and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
         raise ScenarioError(f"{path}: key 'seed' = {seed!r} must be an integer in "
                             f'[0, {MAX_SEED}] or random')
-    from ..physics import load_vehicle
-    config = load_vehicle(vehicle_path(spec['vehicle']))
+    config = _vehicle_base(spec)
     try:
-        config = config.with_overrides(actuation_overrides(spec))
+        actuation = actuation_overrides(spec)
+        config = config.with_overrides(actuation) if actuation else config
     except ConfigError as error:
         raise ScenarioError(f"{path}: key 'actuation': {error}") from None
     try:
-        config.with_overrides(spec['vehicle_overrides'])
+        if spec['vehicle_overrides']:
+            config.with_overrides(spec['vehicle_overrides'])
     except ConfigError as error:
         raise ScenarioError(f"{path}: key 'vehicle_overrides': {error}") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_profile(sensors: str, overrides: str) -> None:
+    """Load a sensor profile with overrides (JSON) once per process: SensorError if it fails."""
+    from ..sensors import load_profile
+    load_profile(sensors, json.loads(overrides))
 
 
 def actuation_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
@@ -278,14 +286,22 @@ def vehicle_overrides(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 def vehicle_config(spec: Dict[str, Any]):
     """Return the scenario's vehicle with its overrides (ConfigError naming a bad key)."""
+    return _vehicle_base(spec).with_overrides(vehicle_overrides(spec))
+
+
+def _vehicle_base(spec: Dict[str, Any]):
+    """Return the scenario's vehicle file's config as read (ConfigError naming the file)."""
     path = vehicle_path(spec['vehicle'])
-    return _vehicle_file(path, os.stat(path).st_mtime_ns).with_overrides(
-        vehicle_overrides(spec))
+    try:
+        version = os.stat(path).st_mtime_ns
+    except OSError:
+        version = None      # load_vehicle says what is wrong with the path
+    return _vehicle_file(path, version)
 
 
 @functools.lru_cache(maxsize=16)
-def _vehicle_file(path: str, mtime_ns: int):
-    """Return a vehicle file's config, read once per version (each run takes a copy)."""
+def _vehicle_file(path: str, version: Optional[int]):
+    """Return a vehicle file's config, read once per version (callers take copies)."""
     from ..physics import load_vehicle
     return load_vehicle(path)
 
