@@ -95,9 +95,9 @@ class ClosedPath:
         along, ex, ey, side = (np.empty(len(xs)) for _ in range(4))
         self._kernels.nearest_many(self.table, xs, ys, index, along, ex, ey, side)
         headings = self._headings
-        return ((self.start_m[index] + along).tolist(),
-                [math.copysign(math.hypot(a, b), c)
-                 for a, b, c in zip(ex.tolist(), ey.tolist(), side.tolist())],
+        distance = np.empty(len(xs))
+        self._kernels.hypot_each(ex, ey, distance)      # math.hypot's bits, as locate()'s
+        return ((self.start_m[index] + along).tolist(), np.copysign(distance, side).tolist(),
                 [headings[i] for i in index.tolist()])
 
     def _nearest_numpy(self, x: float, y: float):

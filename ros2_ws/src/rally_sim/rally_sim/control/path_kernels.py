@@ -114,9 +114,19 @@ def nearest_many(table, xs, ys, index, along, ex, ey, side):
 
 @njit
 def max_curvature(start_m, curvature, length_m, progress_m, distance_m):
-    """Return the largest curvature of the points within distance_m ahead (0 if none)."""
+    """
+    Return the largest curvature of the points within distance_m ahead (0 if none).
+
+    The points ahead lie in a row from the one at progress_m on (start_m
+    rises), so the scan starts one point before it and ends at the first
+    point well past distance_m: the points every point's test takes, as
+    each distance ahead rises along the row but for rounding.
+    """
+    count = start_m.shape[0]
+    first = np.searchsorted(start_m, progress_m % length_m) - 1
     found, largest = False, 0.0
-    for k in range(start_m.shape[0]):
+    for step in range(count):
+        k = (first + step) % count
         s = start_m[k] - progress_m
         if s < 0.0:         # what % gives for s in (-length, 0), without its fmod
             s = s + length_m if s > -length_m else s % length_m
@@ -125,6 +135,8 @@ def max_curvature(start_m, curvature, length_m, progress_m, distance_m):
         if s <= distance_m:
             if not found or curvature[k] > largest:
                 found, largest = True, curvature[k]
+        elif step > 0 and s > distance_m + 1e-6:
+            break
     return largest
 
 
@@ -206,6 +218,13 @@ def hypot(x: float, y: float) -> float:
 
 
 @njit
+def hypot_each(xs, ys, out) -> None:
+    """Fill out with hypot() (math.hypot's bits) of each pair (xs[k], ys[k])."""
+    for k in range(xs.shape[0]):
+        out[k] = hypot(xs[k], ys[k])
+
+
+@njit
 def command(table, length_m, x, y, yaw, speed, wheelbase_m, cg_to_rear_m, lookahead_min_m,
             lookahead_gain_s, max_steer_rad, target_speed_m_s, lateral_accel_limit_m_s2,
             min_speed_m_s):
@@ -236,4 +255,5 @@ def prepare() -> None:
     pursuit(table, 3.0, 0.5, 0.5, 0.0, 1.0, 1.0, 1.0, 0.5)
     command(table, 3.0, 0.5, 0.5, 0.0, 1.0, 2.0, 1.0, 1.0, 0.5, 0.6, 10.0, 2.5, 3.0)
     hypot(3.0, 4.0)
+    hypot_each(ones, ones, np.empty(3))
     nearest_many(table, ones, ones, np.zeros(3, dtype=np.int64), ones, ones, ones, ones)

@@ -12,11 +12,11 @@ import numpy as np
 
 from .spec import (
     drift_target, opponent_config, stage_surface, stage_walls, TARGET_METRICS, vehicle_config)
+from ..control import path_kernels
 from ..control.drift_transition import REGAIN_DEG
 from ..control.path import ClosedPath
-from ..control.path_kernels import hypot
 from ..physics import SURFACE_GRIP
-from ..physics.jit import njit
+from ..physics.jit import ENABLED
 from ..world.contact import corners, least_clearance, quad_clearance
 from ..world.scene import box_at, boxes_at, footprint_of, walls_of
 from ..world.stages import STAGES
@@ -133,17 +133,13 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
 
 def hypot_each(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Return math.hypot of each pair (NumPy's hypot differs from it in the last bit at times)."""
+    xs, ys = np.ascontiguousarray(xs, dtype=float), np.ascontiguousarray(ys, dtype=float)
     out = np.empty(len(xs))
-    _hypot_into(np.ascontiguousarray(xs, dtype=float), np.ascontiguousarray(ys, dtype=float),
-                out)
+    if ENABLED:
+        path_kernels.hypot_each(xs, ys, out)
+    else:
+        out[:] = [math.hypot(x, y) for x, y in zip(xs.tolist(), ys.tolist())]
     return out
-
-
-@njit
-def _hypot_into(xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -> None:
-    """Fill out with path_kernels.hypot (math.hypot's bits) of each pair."""
-    for k in range(xs.shape[0]):
-        out[k] = hypot(xs[k], ys[k])
 
 
 def settled(statistic, values: np.ndarray) -> float:
