@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..physics.jit import njit
+from ..physics.jit import njit, njit_inline
 
 PX, PY, DX, DY, LENGTH, START, CURVATURE, CIRCLE_X, CIRCLE_Y, CIRCLE_R = range(10)
 """Rows of a path's table (ClosedPath.table): points, unit directions, segment lengths,
@@ -44,25 +44,33 @@ def circles(px, py, dx, dy, lengths) -> np.ndarray:
     return out
 
 
+@njit_inline
+def _offset(px, py, dx, dy, lengths, k, x, y):
+    """Return the distance along segment k of its nearest point to (x, y), and the offset."""
+    rx, ry = x - px[k], y - py[k]
+    along = rx * dx[k]
+    along += ry * dy[k]
+    along = min(max(along, 0.0), lengths[k])
+    return along, rx - dx[k] * along, ry - dy[k] * along
+
+
+@njit_inline
+def _answer(px, py, dx, dy, lengths, best, x, y):
+    """Return nearest()'s answer for segment `best`."""
+    along, ex, ey = _offset(px, py, dx, dy, lengths, best, x, y)
+    return best, along, ex, ey, dx[best] * (y - py[best]) - dy[best] * (x - px[best])
+
+
 @njit
 def nearest(px, py, dx, dy, lengths, x, y):
     """Return the nearest segment's index, the distance along it, the offset and its side."""
     best, best_d2 = 0, np.inf
     for k in range(px.shape[0]):
-        rx, ry = x - px[k], y - py[k]
-        along = rx * dx[k]
-        along += ry * dy[k]
-        along = min(max(along, 0.0), lengths[k])
-        ex, ey = rx - dx[k] * along, ry - dy[k] * along
+        _, ex, ey = _offset(px, py, dx, dy, lengths, k, x, y)
         d2 = ex * ex + ey * ey
         if d2 < best_d2 or k == 0:
             best, best_d2 = k, d2
-    rx, ry = x - px[best], y - py[best]
-    along = rx * dx[best]
-    along += ry * dy[best]
-    along = min(max(along, 0.0), lengths[best])
-    return (best, along, rx - dx[best] * along, ry - dy[best] * along,
-            dx[best] * ry - dy[best] * rx)
+    return _answer(px, py, dx, dy, lengths, best, x, y)
 
 
 @njit
@@ -89,20 +97,11 @@ def nearest_in(table, x, y):
         if near > 0.0 and near * near > reach:
             continue
         for k in range(first, min(first + BLOCK, count)):
-            rx, ry = x - px[k], y - py[k]
-            along = rx * dx[k]
-            along += ry * dy[k]
-            along = min(max(along, 0.0), lengths[k])
-            ex, ey = rx - dx[k] * along, ry - dy[k] * along
+            _, ex, ey = _offset(px, py, dx, dy, lengths, k, x, y)
             d2 = ex * ex + ey * ey
             if d2 < best_d2 or not found:
                 best, best_d2, found = k, d2, True
-    rx, ry = x - px[best], y - py[best]
-    along = rx * dx[best]
-    along += ry * dy[best]
-    along = min(max(along, 0.0), lengths[best])
-    return (best, along, rx - dx[best] * along, ry - dy[best] * along,
-            dx[best] * ry - dy[best] * rx)
+    return _answer(px, py, dx, dy, lengths, best, x, y)
 
 
 @njit
