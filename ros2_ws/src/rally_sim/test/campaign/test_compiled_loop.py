@@ -22,9 +22,6 @@ from rally_sim.resources import config_file
 from rally_sim.scenarios.metrics import quaternion_yaw
 from rally_sim.scenarios.spec import load_scenario
 
-pytestmark = pytest.mark.skipif(not compiled_loop.ENABLED,
-                                reason='the compiled loop runs where numba compiles')
-
 
 def spec_of(name, params=None, **changes):
     """Return the shipped scenario `name`, checked, with controller params and keys changed."""
@@ -74,6 +71,7 @@ def assert_same_run(spec, monkeypatch):
 
 def test_the_compiled_loop_runs_the_python_loops_run_to_the_bit(monkeypatch):
     """Randomised cars and speeds (seeded), a slope, the kinematic model, clamps, a wall."""
+    assert compiled_loop.ENABLED     # the project's venv compiles (RALLY_SIM_NO_JIT: checks)
     rng = np.random.default_rng(35)
     for _ in range(2):
         spec = spec_of('path_follow', {'target_speed_m_s': float(rng.uniform(8.0, 14.0))},
