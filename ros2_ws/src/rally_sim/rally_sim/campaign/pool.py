@@ -32,6 +32,11 @@ ATTEMPTS = 2
 """A run is tried at most this often."""
 STOP_GRACE_S = 20.0
 """Wall seconds the workers get to end their runs cleanly on a stop."""
+QUEUED = {'inprocess': 2, 'ros': 1}
+"""Tasks a worker holds at once, by engine: an in-process run takes a tenth of a
+second, so its worker gets the next one beforehand and never waits on this
+process between runs; a ROS run takes seconds, and one at a time keeps the last
+runs spread over the workers."""
 
 
 class Task:
@@ -51,7 +56,7 @@ class Task:
 
 
 class Worker:
-    """One worker process, its domain and tag, and the task it is on."""
+    """One worker process, its domain and tag, and the tasks it holds (the first one runs)."""
 
     def __init__(self, index: int, domain: DomainLease, log_folder: str, tag_base: str,
                  engine: str = 'ros'):
@@ -66,16 +71,39 @@ class Worker:
             [sys.executable, '-m', 'rally_sim.campaign.worker', engine], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=log, env=env, process_group=0)
         log.close()
-        self.task: Optional[Task] = None
+        self.tasks: Deque[Task] = deque()
         self.deadline = float('inf')
         self.buffer = b''
 
+    @property
+    def task(self) -> Optional[Task]:
+        """Return the task the worker runs now, or None."""
+        return self.tasks[0] if self.tasks else None
+
     def send(self, task: Task, timeout_s: float) -> None:
-        """Give the worker a task to run within timeout_s."""
+        """Give the worker a task, to run within timeout_s of when it starts."""
         task.attempts += 1
-        self.task, self.deadline = task, time.monotonic() + timeout_s
-        self.process.stdin.write(task.line())
-        self.process.stdin.flush()
+        self.tasks.append(task)
+        if len(self.tasks) == 1:
+            self.deadline = time.monotonic() + timeout_s
+        try:
+            self.process.stdin.write(task.line())
+            self.process.stdin.flush()
+        except BrokenPipeError:     # it died: its stdout's end tells the pool, which retries
+            pass
+
+    def finish(self, timeout_s: float) -> Task:
+        """Take the task that ended off the worker; the next one it holds starts its clock."""
+        task = self.tasks.popleft()
+        self.deadline = time.monotonic() + timeout_s if self.tasks else float('inf')
+        return task
+
+    def take_back(self) -> List[Task]:
+        """Return the tasks held behind the running one, unsent (their attempt not counted)."""
+        waiting = list(self.tasks)[1:]
+        for task in waiting:
+            task.attempts -= 1
+        return waiting
 
     def kill(self) -> None:
         """Kill the worker and every process of its runs."""
@@ -110,9 +138,10 @@ class LocalPool:
         try:
             for index in range(min(self.workers_wanted, len(tasks))):
                 workers.append(self._start(index, selector))
+            queued = QUEUED.get(self.engine, 1)
             while (pending or any(w.task for w in workers)) and not self.stop.requested:
                 for worker in workers:
-                    if worker.task is None and pending:
+                    while len(worker.tasks) < queued and pending:
                         worker.send(pending.popleft(), timeout_s)
                 self._wait(selector, workers, pending, timeout_s, finished)
             return not self.stop.requested
@@ -140,7 +169,7 @@ class LocalPool:
                 worker.buffer += data
                 while b'\n' in worker.buffer:
                     line, worker.buffer = worker.buffer.split(b'\n', 1)
-                    self._result(worker, json.loads(line), pending, finished)
+                    self._result(worker, json.loads(line), pending, timeout_s, finished)
             elif worker.task is not None or worker.process.poll() is not None:
                 self._replace(selector, workers, worker, pending, finished,
                               f'the worker process died ({_exit_reason(worker.process)})')
@@ -150,8 +179,8 @@ class LocalPool:
                               f'timed out after {timeout_s:g} s')
 
     def _result(self, worker: Worker, result: Dict[str, Any], pending: Deque[Task],
-                finished) -> None:
-        task, worker.task, worker.deadline = worker.task, None, float('inf')
+                timeout_s: float, finished) -> None:
+        task = worker.finish(timeout_s)
         if result['error'] and task.attempts < ATTEMPTS and not self.stop.requested:
             task.errors.append(result['error'])
             pending.appendleft(task)
@@ -167,8 +196,12 @@ class LocalPool:
         self.last_kill = time.time()
         remove_dead_shm(self.started)
         worker.process.stdout.close()
-        worker.process.stdin.close()
+        try:
+            worker.process.stdin.close()
+        except BrokenPipeError:     # a task line it never read
+            pass
         task = worker.task
+        pending.extendleft(reversed(worker.take_back()))
         workers[workers.index(worker)] = self._start(worker.index, selector, worker.domain)
         if task is None:
             return

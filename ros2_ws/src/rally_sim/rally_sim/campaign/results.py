@@ -3,7 +3,7 @@ The campaign's table: one row per run, kept as each run finishes.
 
 DIR/results.csv and DIR/results.parquet (pyarrow) are written whole and
 replaced atomically (written beside, then renamed): at the end, and while
-the campaign runs at most once a second (and at most a twentieth of the
+the campaign runs at most once a second (and at most a fiftieth of the
 time: a table of 10,000 rows written after every run would cost more than
 the runs). Each row is also appended, as it comes, to DIR/results.journal.jsonl
 until the next whole table holds it, so a crash or Ctrl-C leaves the last table
@@ -27,7 +27,7 @@ from ..scenarios.spec import METRICS, stage_walls, WORLD_METRICS
 TAIL = ['simulated_s', 'wall_s', 'cpu_s', 'attempts', 'error', 'folder', 'key']
 WRITE_EVERY_S = 1.0
 """The least wall time between two whole tables while a campaign runs."""
-WRITE_SHARE = 0.05
+WRITE_SHARE = 0.02
 """The most of its wall time the campaign spends writing whole tables meanwhile."""
 
 

@@ -259,3 +259,31 @@ def test_inprocess_refuses_a_controller_it_does_not_run(tmp_path):
     code, output = finish(start(path, tmp_path / 'out', '--engine', 'inprocess',
                                 tag=str(tmp_path)))
     assert code == 2 and 'is not one of ours' in output and 'Traceback' not in output
+
+
+def test_an_inprocess_worker_killed_holding_two_runs_retries_only_the_one_it_ran(tmp_path):
+    # An in-process worker is given its next run before it ends the one it runs: the
+    # killed worker's running run costs a retry, the one it held goes back untried.
+    tag = str(tmp_path)
+    scales = [round(0.8 + 0.01 * k, 2) for k in range(30)]
+    path = tmp_path / 'campaign.yaml'
+    path.write_text(yaml.safe_dump({'scenario': str(short_scenario(tmp_path, 'long',
+                                                                   duration_s=50.0)),
+                                    'matrix': {'friction_scale': scales}}))
+    campaign = start(path, tmp_path / 'out', '--workers', '1', '--engine', 'inprocess', tag=tag)
+    journal = tmp_path / 'out' / 'results.journal.jsonl'
+    deadline = time.monotonic() + 120
+    while not (journal.exists() and journal.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    worker, = [pid for pid in ros_process.tagged_processes(tag)
+               if b'rally_sim.campaign.worker' in names(pid)]
+    os.kill(worker, signal.SIGKILL)
+    code, output = finish(campaign)
+    rows = table(tmp_path / 'out')
+    assert code in (0, 1) and [row['friction_scale'] for row in rows] == scales, output
+    assert all(row['error'] == '' for row in rows)
+    assert sorted(row['attempts'] for row in rows) == [1] * 29 + [2]
+    for row in rows:
+        assert (tmp_path / 'out' / 'runs' / row['run_id'] / f"attempt-{row['attempts']}" /
+                'report.json').exists()
+    assert not ros_process.tagged_processes(tag)
