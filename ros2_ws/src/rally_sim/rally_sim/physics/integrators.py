@@ -352,16 +352,44 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
     Allocates nothing.
     """
     h = dt / substeps
+    _step(state, command, h, substeps, method, p, vectors, wheel, matrices, ints,
+          _steer_rate(p, command), _steer_decay(p, h), math.cos(state[YAW]),
+          math.sin(state[YAW]))
+
+
+@njit_inline
+def _steer_rate(p: np.ndarray, command: np.ndarray) -> float:
+    """Return the steer rate limit of a step: the car's, or the command's if lower (0: none)."""
     rate = p[P_STEER_RATE]
     limit = command[C_RATE]
     if limit > 0.0 and (rate <= 0.0 or limit < rate):
         rate = limit
-    decay = math.exp(-h / p[P_STEER_TAU]) if p[P_STEER_TAU] > 0.0 else 0.0
+    return rate
+
+
+@njit_inline
+def _steer_decay(p: np.ndarray, h: float) -> float:
+    """Return the steering lag's exp(-h / time constant) over a sub-step of h (0: no lag)."""
+    return math.exp(-h / p[P_STEER_TAU]) if p[P_STEER_TAU] > 0.0 else 0.0
+
+
+@njit
+def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, method: int,
+          p: np.ndarray, vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray,
+          ints: np.ndarray, rate: float, decay: float, cos_yaw: float,
+          sin_yaw: float) -> tuple:
+    """
+    step() over `substeps` sub-steps of h, its steering's rate and decay given.
+
+    cos_yaw, sin_yaw: those of state[YAW]. Returns those of the yaw after, as
+    the four-wheel model's pose update computed them (the other models: NaN),
+    so that the next step need not compute them again (the same bits).
+    """
     if p[P_MODEL] == KINEMATIC_BICYCLE:
         for _ in range(substeps):
             steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
             kinematic_step(state, command, h, steer, p, wheel)
-        return
+        return math.nan, math.nan
     if p[P_MODEL] == ARCADE_BICYCLE:     # `wheel` rows 0-4 serve as its axle rows
         for _ in range(substeps):
             factor = steer_factor(p, math.hypot(state[VX], state[VX + 1]))
@@ -369,10 +397,9 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
                                   rate * factor, h, decay)
             arcade_step(state, command, h, steer, p, wheel, wheel)
         rolling_wheels(state, p)
-        return
+        return math.nan, math.nan
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
-    cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
     driver = command[C_DRIVER] == 1.0
     for i in range(4):
         wheel[W_DRIVE, i] = 0.0 if driver else command[C_DRIVE + i]
@@ -408,6 +435,7 @@ def step(state: np.ndarray, command: np.ndarray, dt: float, substeps: int, metho
             vectors[V_Z, i] = vectors[V_NEW, i]
     for i in range(7):
         state[VX + i] = vectors[V_Z, i]
+    return cos_yaw, sin_yaw
 
 
 @njit
@@ -418,6 +446,16 @@ def friction_under(state: np.ndarray, p: np.ndarray, tyre_mu: np.ndarray, grid: 
     for i in range(4):
         x, y = contact_point(state, c, s, p, i)
         mu[i] = tyre_mu[i] * grip_at(grid, meta, x, y)
+
+
+@njit_inline
+def _friction_into(state: np.ndarray, cos_yaw: float, sin_yaw: float, p: np.ndarray,
+                   tyre_mu: np.ndarray, grid: np.ndarray, meta: np.ndarray,
+                   wheel: np.ndarray) -> None:
+    """friction_under() into wheel[W_MU], the cosine and sine of the yaw given."""
+    for i in range(4):
+        x, y = contact_point(state, cos_yaw, sin_yaw, p, i)
+        wheel[W_MU, i] = tyre_mu[i] * grip_at(grid, meta, x, y)
 
 
 @njit
@@ -539,11 +577,18 @@ def advance(state: np.ndarray, command: np.ndarray, dt: float, steps: int, subst
     steps done. Allocates nothing.
     """
     trial = vectors[V_TRIAL]
+    h = dt / substeps
+    rate, decay = _steer_rate(p, command), _steer_decay(p, h)
+    cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
     for k in range(steps):
         for i in range(STATE_SIZE):
             trial[i] = state[i]
-        _under(trial, p, tyre_mu, grid, meta, wheel)
-        step(trial, command, dt, substeps, method, p, vectors, wheel, matrices, ints)
+        if math.isnan(cos_yaw):         # a bicycle model's last step
+            cos_yaw, sin_yaw = math.cos(trial[YAW]), math.sin(trial[YAW])
+        _friction_into(trial, cos_yaw, sin_yaw, p, tyre_mu, grid, meta, wheel)
+        ground_under(trial, p, grid, meta, wheel)
+        cos_yaw, sin_yaw = _step(trial, command, h, substeps, method, p, vectors, wheel,
+                                 matrices, ints, rate, decay, cos_yaw, sin_yaw)
         if not _finite(trial):
             ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
             _wrap_wheel_angles(out)
