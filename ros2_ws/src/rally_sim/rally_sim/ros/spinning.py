@@ -5,8 +5,9 @@ import threading
 from typing import Callable, List
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
+from rclpy.guard_condition import GuardCondition
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -20,39 +21,57 @@ SPIN_TIMEOUT_S = 0.1
 
 class SideSpinner:
     """
-    Spin small helper nodes in a thread of their own, each on a single-threaded executor.
+    Spin small helper nodes' subscriptions in a thread of their own, on a bare wait set.
 
     For subscriptions that need their message info (the publisher's GID),
-    which rclpy's events executor does not give: kept on a node with nothing
-    else, the single-threaded executor's per-wait cost stays small while the
-    main node keeps the events executor. Callbacks run in this thread: the
-    node serializes them with its own (see SimulatorNode.serialized).
+    which rclpy's events executor does not give: their callbacks take
+    (message, info). The wait set holds just these subscriptions and a
+    stop condition, made once and refilled for each wait; rclpy's
+    single-threaded executor builds one in Python from every entity on each
+    spin, and this thread is on the synchronous loop's path (each answer
+    comes through it). Callbacks run in this thread: the node serializes
+    them with its own (see SimulatorNode.serialized). The nodes get no
+    subscription later.
     """
 
     def __init__(self, nodes: List[Node]):
-        """Start one thread spinning `nodes` until stop()."""
-        self._executor = SingleThreadedExecutor()
-        for node in nodes:
-            self._executor.add_node(node)
+        """Start one thread taking `nodes`' messages until stop()."""
+        self._subscriptions = [s for node in nodes for s in node.subscriptions]
+        self._context = nodes[0].context
+        self._wake = GuardCondition(None, None, context=self._context)
         self._stop = threading.Event()
         self.error = None
         self._thread = threading.Thread(target=self._spin, name='side-spinner', daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
+        subscriptions = self._subscriptions
+        wait_set = _rclpy.WaitSet(len(subscriptions), 1, 0, 0, 0, 0, self._context.handle)
+        timeout_ns = round(SPIN_TIMEOUT_S * 1e9)
         try:
-            while not self._stop.is_set() and rclpy.ok():
-                self._executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
-        except ExternalShutdownException:
-            pass
+            while not self._stop.is_set() and self._context.ok():
+                wait_set.clear_entities()
+                for subscription in subscriptions:
+                    wait_set.add_subscription(subscription.handle)
+                wait_set.add_guard_condition(self._wake.handle)
+                wait_set.wait(timeout_ns)
+                ready = wait_set.get_ready_entities('subscription')
+                for subscription in subscriptions:
+                    if subscription.handle.pointer in ready:
+                        taken = subscription.handle.take_message(subscription.msg_type,
+                                                                 subscription.raw)
+                        if taken is not None:
+                            subscription.callback(*taken)
         except Exception as error:   # noqa: B902 -- raised again in the main thread
-            self.error = error
+            if self._context.ok():      # else rclpy shut down under the wait: nothing wrong
+                self.error = error
 
     def stop(self) -> None:
-        """Stop the thread and wait for it (at most one spin)."""
+        """Stop the thread and wait for it (it wakes at once)."""
         self._stop.set()
+        self._wake.trigger()
         self._thread.join()
-        self._executor.shutdown()
+        self._wake.destroy()
 
 
 def spin_until_shutdown(node: Node, stop: StopRequest = None) -> None:

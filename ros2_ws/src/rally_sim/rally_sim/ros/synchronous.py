@@ -65,12 +65,12 @@ class SynchronousMode:
         """
         Subscribe to the answers on a node of their own (to spin in its own thread).
 
-        Answers are told apart by their publisher, which only rclpy's
-        single-threaded executor gives (message info); it is slow in a node
-        with many entities, so the subscriptions get a node with nothing
-        else (no parameters, services or rosout), and the simulator node keeps
-        the events executor. The topics are resolved by the simulator node,
-        so its namespace and remappings apply.
+        Answers are told apart by their publisher (message info), which
+        rclpy's events executor does not give: the subscriptions get a node
+        with nothing else (no parameters, services or rosout), whose messages
+        spinning.SideSpinner takes on a bare wait set in a thread of its own,
+        and the simulator node keeps the events executor. The topics are
+        resolved by the simulator node, so its namespace and remappings apply.
         """
         parent = self.node
         node = Node(f'{parent.get_name()}_answers', namespace=parent.get_namespace(),
