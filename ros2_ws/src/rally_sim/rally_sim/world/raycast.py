@@ -91,23 +91,26 @@ def _after(when: float, t: float, ties: bool) -> bool:
 
 
 @njit
-def _caught_up(index: int, step: int, t: float, p0: float, d: float, ties: bool) -> int:
+def _caught_up(index: int, step: int, t: float, p0: float, d: float, ties: bool) -> tuple:
     """
-    Return the column (row) the beam is in at t, from `index`, where it was before.
+    Return the column (row) the beam is in at t, from `index`, where it was before, and
+    when it enters the next one.
 
     The one a cell-by-cell walk reaches: every column entered before t, and
     those entered at t when `ties` (rows are entered first on a tie).
     """
     if d == 0.0:
-        return index
+        return index, np.inf
     before, guess = index, int(math.floor(p0 + d * t))
     if (guess - index) * step > 0:
         index = guess
     while index != before and _after(_enters(index, p0, d), t, ties):
         index -= step
-    while not _after(_enters(index + step, p0, d), t, ties):
+    following = _enters(index + step, p0, d)
+    while not _after(following, t, ties):
         index += step
-    return index
+        following = _enters(index + step, p0, d)
+    return index, following
 
 
 @njit
@@ -133,16 +136,18 @@ def _map_walk(clear: np.ndarray, meta: np.ndarray, x: float, y: float, cos_h: fl
     u0, v0 = (c * dx + s * dy) / resolution, (-s * dx + c * dy) / resolution
     du, dv = c * cos_h + s * sin_h, -s * cos_h + c * sin_h     # cells per cell of travel
     rows, cols = clear.shape
-    t_in, t_out = _grid_entry(u0, v0, du, dv, cols, rows)
     limit = max_range / resolution
-    if t_in > t_out or t_in > limit:
-        return np.inf
-    t = t_in
+    if 0.0 <= u0 < cols and 0.0 <= v0 < rows:
+        t, end = 0.0, limit     # where it leaves the grid, the index check below ends it
+    else:
+        t_in, t_out = _grid_entry(u0, v0, du, dv, cols, rows)
+        if t_in > t_out or t_in > limit:
+            return np.inf
+        t, end = t_in, min(t_out, limit)
     col = min(max(int(math.floor(u0 + du * t)), 0), cols - 1)
     row = min(max(int(math.floor(v0 + dv * t)), 0), rows - 1)
     step_c, step_r = (1 if du > 0.0 else -1), (1 if dv > 0.0 else -1)
     next_c, next_r = _enters(col + step_c, u0, du), _enters(row + step_r, v0, dv)
-    end = min(t_out, limit)
     while t <= end:
         k = int(clear[rows - 1 - row, col])
         if k == 0:
@@ -152,11 +157,12 @@ def _map_walk(clear: np.ndarray, meta: np.ndarray, x: float, y: float, cos_h: fl
             jump_r = _enters(row + step_r * k, v0, dv)
             if jump_c < jump_r:
                 t, col = jump_c, col + step_c * k
-                row = _caught_up(row, step_r, t, v0, dv, True)
+                row, next_r = _caught_up(row, step_r, t, v0, dv, True)
+                next_c = _enters(col + step_c, u0, du)
             else:
                 t, row = jump_r, row + step_r * k
-                col = _caught_up(col, step_c, t, u0, du, False)
-            next_c, next_r = _enters(col + step_c, u0, du), _enters(row + step_r, v0, dv)
+                col, next_c = _caught_up(col, step_c, t, u0, du, False)
+                next_r = _enters(row + step_r, v0, dv)
         elif next_c < next_r:
             t, col = next_c, col + step_c
             next_c = _enters(col + step_c, u0, du)
