@@ -10,9 +10,10 @@ delay compensation, no actuator lag, no drivetrain), this loop does those
 same operations in their order in compiled code, from the first state to
 the run's end (its duration, or its laps as the runner counts them): the
 law's answer (path_kernels.command, the law's own kernel), the intake's
-hold, the speed controller at each control period, the limits' clamps, the
-physics steps (integrators.advance, in the chunks stepping.advance cuts),
-the contact rule's looks (sim/contacts.py) and the truth row at each
+hold, then the steps to the next publishing instant as the simulator's
+session takes them (sim/period_kernels.py's walk: the speed controller at
+each control period, the limits' clamps, the physics steps in the chunks
+stepping.advance cuts, the contact rule's looks) and the truth row at each
 publishing instant. It leaves the session's objects as
 the Python loop leaves them, so a run is the same run to the bit
 (test_compiled_loop), and whatever the loop does not do (a touch, a
@@ -27,39 +28,37 @@ from typing import Dict, Optional
 import numpy as np
 
 from ..control.laws.path_follower import PathFollowerLaw
-from ..control.path_kernels import command as pursuit_command, hypot, nearest_in, START
-from ..control.speed import BRAKE_SHARES, DEFAULT_ACCELERATION_M_S2, HOLD_SPEED_M_S
-from ..physics.integrators import advance
+from ..control.path_kernels import command as pursuit_command, nearest_in, START
+from ..control.speed import BRAKE_SHARES
 from ..physics.jit import ENABLED, njit
-from ..physics.model import (
-    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, O_GROUND, SLIP_ANGLE, VX, VY, X, Y, YAW,
-    YAW_RATE)
+from ..physics.model import O_GROUND, SLIP_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from ..scenarios.metrics import LAP_CHECK_EVERY, STATE_COLUMNS
 from ..sim.contacts import HORIZON_S
-from ..world.contact import wall_clearance
-from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
+from ..sim.period_kernels import (
+    CONSTANTS as WALK_CONSTANTS, F_ACCELERATION, F_CLAMPED, F_INTEGRAL, F_RATE, F_STEER,
+    F_TARGET, F_TIME, first_max, FLOATS as WALK_FLOATS, I_CLAMPS, I_LAST_COMMAND,
+    I_SAFE_UNTIL, I_STEP_COUNT, I_STEPS, INSTANT, INTS as WALK_INTS, J_PUBLISH_EVERY,
+    K_AHEAD, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_BRAKE_LIMIT, K_DRIVE_LIMIT, K_DRIVEN, K_DT,
+    K_HANDBRAKE, K_KI, K_KP, K_LENGTH, K_MASS, K_MAX_STEER, K_RADIUS, K_SHARES, K_STEER_M,
+    K_STEER_RATE_M, K_TIMEOUT, K_WIDTH, NON_FINITE, SETTINGS as WALK_SETTINGS, TOUCH, walk,
+    WATCHDOG)
+from ..sim.walk import report_clamps
 
-# The loop's state between calls (floats, ints): the intake's hold, the speed
-# controller's integral, the vehicle's clock, the odometry the law answers next.
-(F_STEER, F_RATE, F_TARGET, F_ACCELERATION, F_INTEGRAL, F_TIME, F_ODOM_X, F_ODOM_Y,
- F_ODOM_YAW, F_ODOM_VX, F_ODOM_VY, F_ODOM_YAW_RATE, F_CLAMPED, F_LAP_SEEN, F_LAP_PROGRESS,
- F_LAP_DRIVEN) = range(16)
-FLOATS = 16
-(I_STEPS, I_LAST_COMMAND, I_SAFE_UNTIL, I_STEP_COUNT, I_ODOM_NS, I_CLAMPS) = range(6)
-INTS = 6
-# Constants of a run: the law's settings, the speed controller's, the vehicle's limits,
-# the footprint's bounds.
-(K_DT, K_TIMEOUT, K_WHEELBASE, K_CG_TO_REAR, K_LOOKAHEAD_MIN, K_LOOKAHEAD_GAIN,
- K_LAW_MAX_STEER, K_TARGET_SPEED, K_LATERAL_LIMIT, K_MIN_SPEED, K_ACCELERATION, K_MASS,
- K_RADIUS, K_KP, K_KI, K_DRIVEN, K_MAX_STEER, K_LENGTH, K_WIDTH, K_AHEAD, K_BOUND_ACCEL,
- K_BOUND_YAW_ACCEL, K_STEER_M, K_STEER_RATE_M) = range(24)
-K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES = 24, 28, 32, 36
-K_LAPS_GOAL, K_DURATION_NS = 40, 41
-CONSTANTS = 42
-(J_CONTROL_STEPS, J_PUBLISH_EVERY, J_SUBSTEPS, J_METHOD, J_CONTACTS, J_HORIZON,
- J_STEP_NS, J_CHECK_EVERY) = range(8)
-# Why a call ended.
-DONE, ENDED, ANSWER, WATCHDOG, TOUCH, NON_FINITE = range(6)
+# The loop's state between calls (floats, ints) after the walk's (sim/period_kernels.py):
+# the odometry the law answers next, the laps counted.
+(F_ODOM_X, F_ODOM_Y, F_ODOM_YAW, F_ODOM_VX, F_ODOM_VY, F_ODOM_YAW_RATE, F_LAP_SEEN,
+ F_LAP_PROGRESS, F_LAP_DRIVEN) = range(WALK_FLOATS, WALK_FLOATS + 9)
+FLOATS = WALK_FLOATS + 9
+I_ODOM_NS = WALK_INTS
+INTS = WALK_INTS + 1
+# Constants of a run after the walk's: the law's settings, the laps and the duration.
+(K_WHEELBASE, K_CG_TO_REAR, K_LOOKAHEAD_MIN, K_LOOKAHEAD_GAIN, K_LAW_MAX_STEER, K_TARGET_SPEED,
+ K_LATERAL_LIMIT, K_MIN_SPEED, K_ACCELERATION, K_LAPS_GOAL,
+ K_DURATION_NS) = range(WALK_CONSTANTS, WALK_CONSTANTS + 11)
+CONSTANTS = WALK_CONSTANTS + 11
+J_STEP_NS, J_CHECK_EVERY = WALK_SETTINGS, WALK_SETTINGS + 1
+# Why a call ended: the walk's WATCHDOG, TOUCH and NON_FINITE, and these.
+DONE, ENDED, ANSWER = INSTANT + 4, INSTANT + 5, INSTANT + 6
 """DONE: every period asked for; ENDED: the run ends at the state before the last (its
 duration, or its laps, counted as the runner counts them). The others hand the run to the
 Python loop: ANSWER, the law's answer is not finite (before it is taken); WATCHDOG, the
@@ -70,24 +69,6 @@ TRUTH_COLUMNS = 8
 """A truth row: scenarios.metrics.STATE_COLUMNS."""
 EPS = float(np.finfo(np.float64).eps)
 """transforms3d's float epsilon (its quat2mat and mat2euler's thresholds)."""
-
-
-@njit
-def _first_max(a: float, b: float) -> float:
-    """Return max(a, b) as Python's builtin gives it (a unless b is greater)."""
-    return b if b > a else a
-
-
-@njit
-def _first_min(a: float, b: float) -> float:
-    """Return min(a, b) as Python's builtin gives it (a unless b is smaller)."""
-    return b if b < a else a
-
-
-@njit
-def _clamp(value: float, low: float, high: float) -> float:
-    """Return min(max(value, low), high) as Python's builtins give it."""
-    return _first_min(_first_max(value, low), high)
 
 
 @njit
@@ -118,120 +99,6 @@ def _orientation_yaws(roll: float, pitch: float, yaw: float):
     if math.sqrt(m00 * m00 + m10 * m10) > EPS * 4.0:
         return metrics_yaw, math.atan2(m10, m00)
     return metrics_yaw, 0.0
-
-
-@njit
-def _speed_push(state, command, k, f, speed_dt: float) -> bool:
-    """
-    Give the car the intake's command in speed mode: the speed controller's, clamped.
-
-    control/speed.py's SpeedController.torques over speed_dt, then
-    Vehicle.set_command's limits (clamped values counted). Returns whether
-    anything was clamped.
-    """
-    target, speed = f[F_TARGET], state[VX]
-    limit = f[F_ACCELERATION] if f[F_ACCELERATION] > 0.0 else DEFAULT_ACCELERATION_M_S2
-    error = target - speed
-    f[F_INTEGRAL] = _clamp(f[F_INTEGRAL] + error * speed_dt, -2.0, 2.0)
-    wanted = _clamp(k[K_KP] * error + k[K_KI] * f[F_INTEGRAL], -limit, limit)
-    force = k[K_MASS] * wanted
-    stopping = abs(target) < 1e-3
-    drive = np.zeros(4)
-    brake = np.zeros(4)
-    if stopping and abs(speed) < HOLD_SPEED_M_S:
-        f[F_INTEGRAL] = 0.0
-        for i in range(4):
-            brake[i] = 0.5 * k[K_BRAKE_LIMIT + i]
-    else:
-        direction = math.copysign(1.0, speed if stopping else target)
-        if force * direction > 0.0:
-            torque = force * k[K_RADIUS] / k[K_DRIVEN]
-            for i in range(4):
-                d = k[K_DRIVE_LIMIT + i]
-                drive[i] = _clamp(torque, -d, d) if d > 0.0 else 0.0
-        else:
-            total = abs(force) * k[K_RADIUS]
-            for i in range(4):
-                brake[i] = _first_min(total * k[K_SHARES + i], k[K_BRAKE_LIMIT + i])
-    steer = _clamp(f[F_STEER], -k[K_MAX_STEER], k[K_MAX_STEER])
-    clamped = steer != f[F_STEER]
-    command[C_STEER] = steer
-    command[C_RATE] = abs(f[F_RATE])
-    for i in range(4):
-        d = k[K_DRIVE_LIMIT + i]
-        value = _clamp(drive[i], -d, d)
-        clamped = clamped or value != drive[i]
-        command[C_DRIVE + i] = value
-        value = _clamp(brake[i], 0.0, k[K_BRAKE_LIMIT + i])
-        clamped = clamped or value != brake[i]
-        command[C_BRAKE + i] = value + 0.0 * k[K_HANDBRAKE + i]
-    command[C_HANDBRAKE] = 0.0
-    if clamped:
-        f[F_CLAMPED] = f[F_STEER]
-    return clamped
-
-
-@njit
-def _box(state, k):
-    """Return the footprint row of the car (world/scene.py's box)."""
-    row = np.empty(5)
-    yaw = state[YAW]
-    row[BOX_X] = state[X] + math.cos(yaw) * k[K_AHEAD]
-    row[BOX_Y] = state[Y] + math.sin(yaw) * k[K_AHEAD]
-    row[BOX_YAW] = yaw
-    row[BOX_HALF_LENGTH] = 0.5 * k[K_LENGTH]
-    row[BOX_HALF_WIDTH] = 0.5 * k[K_WIDTH]
-    return row
-
-
-@njit
-def _reach(now: float, growth: float, time_s: float) -> float:
-    """sim/contacts.py's _reach."""
-    return now * time_s + 0.5 * growth * time_s * time_s
-
-
-@njit
-def _look(state, k, blocked, wall_meta, horizon: int):
-    """
-    sim/contacts.py's _look for one car among walls: (safe steps, clearance, moving).
-
-    moving False: the car's bound is zero (the rule then looks for a touch).
-    """
-    dt = k[K_DT]
-    row = _box(state, k)
-    reach = hypot(row[BOX_HALF_LENGTH], row[BOX_HALF_WIDTH]) + hypot(
-        row[BOX_X] - state[X], row[BOX_Y] - state[Y])
-    speed = hypot(state[VX], state[VY])
-    fastest = speed + k[K_BOUND_ACCEL] * HORIZON_S
-    yaw_acceleration = k[K_BOUND_YAW_ACCEL]
-    if yaw_acceleration == 0.0:
-        yaw_acceleration = k[K_STEER_M] * k[K_BOUND_ACCEL] + k[K_STEER_RATE_M] * fastest
-    now = speed + abs(state[YAW_RATE]) * reach
-    growth = k[K_BOUND_ACCEL] + yaw_acceleration * reach
-    if not (math.isfinite(now) and math.isfinite(growth)):
-        now, growth = 0.0, 0.0
-    safe = horizon
-    if now + growth <= 0.0:
-        return safe, 0.0, False
-    clearance = wall_clearance(blocked, wall_meta, row, _reach(now, growth, horizon * dt))[0]
-    if growth > 0.0:
-        time_s = 2.0 * clearance / (now + math.sqrt(now * now + 2.0 * growth * clearance))
-    else:
-        time_s = clearance / now
-    steps = int(math.floor(time_s / dt))
-    while steps > 0 and _reach(now, growth, steps * dt) > clearance:
-        steps -= 1
-    safe = min(safe, steps)
-    return max(1, safe), clearance, True
-
-
-@njit
-def _plan(n, clear: int, control_steps: int) -> None:
-    """sim/contacts.py's _plan: the next safe steps, ending on a control period if far."""
-    now = n[I_STEPS]
-    if clear >= control_steps:
-        clear = (now + clear) // control_steps * control_steps - now
-    n[I_SAFE_UNTIL] = now + clear
 
 
 @njit
@@ -268,9 +135,7 @@ def run_periods(periods, truth, f, n, k, j, table, length_m, laps, laps_length_m
     early once the run ends at the state before (ENDED), or where the Python
     loop takes over. Returns (why it stopped, the periods completed).
     """
-    dt = k[K_DT]
-    control_steps, publish_every = j[J_CONTROL_STEPS], j[J_PUBLISH_EVERY]
-    contacts = j[J_CONTACTS] != 0
+    publish_every = j[J_PUBLISH_EVERY]
     for p in range(periods):
         # the law answers the odometry; the intake holds its command (not pushed: a
         # publishing instant is a control period's start, whose push replaces it)
@@ -284,42 +149,17 @@ def run_periods(periods, truth, f, n, k, j, table, length_m, laps, laps_length_m
         f[F_STEER], f[F_RATE] = steer, 0.0
         f[F_TARGET], f[F_ACCELERATION] = speed, abs(k[K_ACCELERATION])
         n[I_LAST_COMMAND] = n[I_STEPS]
-        while True:
-            steps = n[I_STEPS]
-            if steps % control_steps == 0:
-                if (k[K_TIMEOUT] > 0.0
-                        and (steps - n[I_LAST_COMMAND]) * dt >= k[K_TIMEOUT]):
-                    return WATCHDOG, p
-                if _speed_push(state, command, k, f, control_steps * dt):
-                    n[I_CLAMPS] += 1
-            chunk = min(control_steps - steps % control_steps,
-                        publish_every - steps % publish_every)
-            if contacts:
-                if steps >= n[I_SAFE_UNTIL]:
-                    _plan(n, _look(state, k, blocked, wall_meta, j[J_HORIZON])[0],
-                          control_steps)
-                chunk = min(chunk, n[I_SAFE_UNTIL] - steps)
-            done = advance(state, command, dt, chunk, j[J_SUBSTEPS], j[J_METHOD], params,
-                           tyre_mu, grid, meta, vectors, wheel, matrices, ints, out)
-            n[I_STEP_COUNT] += done
-            f[F_TIME] += done * dt
-            if done < chunk:
-                return NON_FINITE, p
-            n[I_STEPS] = steps = steps + chunk
-            if contacts and steps >= n[I_SAFE_UNTIL]:
-                clear, clearance, moving = _look(state, k, blocked, wall_meta, j[J_HORIZON])
-                if (not moving or clearance == 0.0) and wall_clearance(
-                        blocked, wall_meta, _box(state, k), wall_meta[0])[0] == 0.0:
-                    return TOUCH, p
-                _plan(n, clear, control_steps)
-            if steps % publish_every == 0:
-                break
+        why = walk(n[I_STEPS] + publish_every, f, n, k, j, blocked, wall_meta, state, command,
+                   params, tyre_mu, grid, meta, vectors, wheel, matrices, ints, out)
+        if why != INSTANT:
+            return why, p
+        steps = n[I_STEPS]
         # the publishing instant: the truth the runner reads, the odometry the law reads
         metrics_yaw, odometry_yaw = _orientation_yaws(out[O_GROUND, 2], out[O_GROUND, 1],
                                                       state[YAW])
         slip = abs(out[SLIP_ANGLE, 0])
         for i in range(1, 4):
-            slip = _first_max(slip, abs(out[SLIP_ANGLE, i]))
+            slip = first_max(slip, abs(out[SLIP_ANGLE, i]))
         now_ns = steps * j[J_STEP_NS]
         truth[p, 0] = now_ns / 1e9
         truth[p, 1], truth[p, 2], truth[p, 3] = state[X], state[Y], metrics_yaw
@@ -450,7 +290,8 @@ class CompiledLoop:
         session.sim_steps, session.contacts.safe_until = int(n[I_STEPS]), int(n[I_SAFE_UNTIL])
         vehicle.step_count = int(n[I_STEP_COUNT])
         if n[I_CLAMPS]:
-            self._report_clamps(int(n[I_CLAMPS]), float(f[F_CLAMPED]))
+            report_clamps(intake.reports, int(n[I_CLAMPS]), float(f[F_CLAMPED]),
+                          self.k[K_MAX_STEER])
         run.driver.pending = None if why in (WATCHDOG, TOUCH, NON_FINITE) else (
             int(n[I_ODOM_NS]), type(odometry)(*f[F_ODOM_X:F_ODOM_YAW_RATE + 1].tolist()))
         if why == ENDED:        # the states up to the end: the first, then the loop's but one
@@ -461,15 +302,6 @@ class CompiledLoop:
             run.truth[stamp_ns + p * period_ns] = tuple(row)
         self._hand_back(why)
         return None
-
-    def _report_clamps(self, count: int, steer: float) -> None:
-        """Report clamped commands as the intake does (counted; a warning at most every 2 s)."""
-        reports = self.car.intake.reports
-        reports.count('clamped', count)
-        limit = self.k[K_MAX_STEER]
-        reports.warn('clamped', 'command clamped to the vehicle limits: steer_rad = '
-                     f'{steer:g} clamped to {min(max(steer, -limit), limit):g} '
-                     f'(limit [{-limit:g}, {limit:g}])')
 
     def _hand_back(self, why: int) -> None:
         """Finish what stepping.advance does at the step the loop stopped at, as it does it."""

@@ -21,7 +21,7 @@ ENABLED = numba is not None and os.environ.get('RALLY_SIM_NO_JIT', '') not in ('
 
 
 KERNEL_SOURCES = ('physics/**/*.py', 'world/*.py', 'control/*_kernels.py',
-                  'campaign/compiled_loop.py')
+                  'sim/*_kernels.py', 'campaign/compiled_loop.py')
 """The package's files that hold compiled functions or that they call (rally's set-up hashes
 the same files to know when to compile again)."""
 

@@ -20,9 +20,10 @@ from . import stepping
 from .contacts import Contacts
 from .intake import CommandIntake, CONTROL_PERIOD_S
 from .reports import CarReports, Reports
+from .walk import Walker
 from ..physics import DriverCommand, load_vehicle, Vehicle
 from ..resources import vehicle_path
-from ..sensors import Measurement, Profile, Sensors
+from ..sensors import load_profile, Measurement, Profile, Sensors
 from ..world.scene import footprint_of, prepare as prepare_world, Scene
 
 SEED_STRIDE = 7919
@@ -55,6 +56,9 @@ def prepare() -> None:
     car.advance(1, CONTROL_PERIOD_S)
     car.full_drive_torque_n_m()
     prepare_world()                 # beams and contact
+    session = Session(Vehicle(load_vehicle(vehicle_path('volvo_v40'))), load_profile('ideal'),
+                      0, settings=dict(DEFAULT_SETTINGS, command_mode='speed'))
+    session.advance(session.publish_every, until_state=True)    # the walk (walk.py)
 
 
 @dataclass
@@ -176,6 +180,7 @@ class Session:
         self.scene = Scene(occupancy)
         self.cars: List[Car] = []
         self.contacts = Contacts(self, contact)
+        self.walker = Walker(self)
         self.add_car(name, vehicle, profile, seed, settings=settings, start=start,
                      front=self.front)
 

@@ -93,11 +93,11 @@ def _after(when: float, t: float, ties: bool) -> bool:
 @njit
 def _caught_up(index: int, step: int, t: float, p0: float, d: float, ties: bool) -> tuple:
     """
-    Return the column (row) the beam is in at t, from `index`, where it was before, and
-    when it enters the next one.
+    Return the column (row) the beam is in at t, and when it enters the next one.
 
-    The one a cell-by-cell walk reaches: every column entered before t, and
-    those entered at t when `ties` (rows are entered first on a tie).
+    From `index`, where it was before, to the one a cell-by-cell walk
+    reaches: every column entered before t, and those entered at t when
+    `ties` (rows are entered first on a tie).
     """
     if d == 0.0:
         return index, np.inf
