@@ -56,7 +56,7 @@ class MeasurementMessages:
         """Build every message with its fixed fields."""
         self.vehicle = vehicle
         self.frames = frames
-        self._scan: Optional[LaserScan] = None
+        self._scan: Optional[tuple] = None      # (its layout, the SerializedMessage)
         f = frames
         self.truth_frame = f.base + TRUTH_SUFFIX
         self._odom = _odometry_template(f, f.base)
@@ -167,17 +167,18 @@ class MeasurementMessages:
         fix.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
         return fix
 
-    def scan(self, m: Measurement, geometry, rate_hz: float) -> LaserScan:
+    def scan(self, m: Measurement, geometry, rate_hz: float) -> bytes:
         """
         Return a lidar scan in the laser frame (REP 117: +inf no return, -inf too near).
 
-        One message, its fixed fields set once, refilled for each scan
-        (publish serializes it at once): its ranges are taken as bytes, not
-        beam by beam.
+        Serialized once per layout (beams, field of view, ranges, rate), its
+        ranges then written in place as float32 (a 1,080-beam scan is one
+        array write, not a message converted by rclpy on every publish).
         """
-        scan = self._scan
-        if scan is None or len(scan.ranges) != geometry['beams']:
-            scan = self._scan = LaserScan()
+        layout = (geometry['beams'], geometry['field_of_view_rad'], geometry['range_min_m'],
+                  geometry['range_max_m'], rate_hz)
+        if self._scan is None or self._scan[0] != layout:
+            scan = LaserScan()
             scan.header.frame_id = self.frames.laser
             beams, fov = geometry['beams'], geometry['field_of_view_rad']
             scan.angle_min = -0.5 * fov
@@ -185,11 +186,10 @@ class MeasurementMessages:
             scan.angle_max = scan.angle_min + (beams - 1) * scan.angle_increment
             scan.scan_time = 1.0 / rate_hz
             scan.range_min, scan.range_max = geometry['range_min_m'], geometry['range_max_m']
-        scan.header.stamp = stamp(m.stamp_ns)
-        ranges = array.array('f')
-        ranges.frombytes(m.values['ranges'].astype(np.float32).tobytes())
-        scan.ranges = ranges
-        return scan
+            scan.ranges = array.array('f', [0.0] * beams)
+            self._scan = (layout, SerializedMessage(scan, [], [f'ranges.{i}'
+                                                               for i in range(beams)]))
+        return self._scan[1].fill((), m.stamp_ns, m.values['ranges'])
 
     def forget(self) -> None:
         """Forget the last encoder angles (after a reset or teleport)."""

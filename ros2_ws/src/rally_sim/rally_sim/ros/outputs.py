@@ -124,12 +124,16 @@ class Outputs:
 
     def _wanted(self, publisher) -> bool:
         """Return whether `publisher` has subscribers, asking the graph every SUBSCRIBERS_S."""
+        return self._subscribers().get(id(publisher), False)
+
+    def _subscribers(self) -> Dict[int, bool]:
+        """Return whether each publisher (by id) has subscribers; ask the graph if it is time."""
         now = time.monotonic()
         if now - self._asked_at >= SUBSCRIBERS_S:
             self._asked_at = now
             self._subscribed = {id(p): p.get_subscription_count() > 0
                                 for p in self.publishers()}
-        return self._subscribed.get(id(publisher), False)
+        return self._subscribed
 
     def _slip(self, now_ns: int) -> bytes:
         """Return wheel_slip at now_ns; with late odometry, keep it for KEPT_SLIP_S."""
@@ -149,13 +153,14 @@ class Outputs:
         self.clock_at(now_ns)
         if self.trail is not None:
             self.trail.sample(now_ns)
+        subscribed = self._subscribers()
         for publisher, make, marker in self.outputs:
-            if self._wanted(publisher) and (markers or not marker):
+            if subscribed.get(id(publisher), False) and (markers or not marker):
                 publisher.publish(make(now_ns))
             elif publisher is self.wheel_slip and self.late_odometry:
                 self._slip(now_ns)       # kept for the odometry of this instant
         wanted = [name for name in self.sensors.with_outputs
-                  if self._wanted(self.sensor_publishers[name])]
+                  if subscribed.get(id(self.sensor_publishers[name]), False)]
         odometry = self.publish_measurements(self.sensors.measure_now(now_ns, self.vehicle,
                                                                       wanted))
         if 'odometry' in self.sensors.with_outputs:     # the state, even with nobody to read it

@@ -18,6 +18,7 @@ channels run or at what rates.
 
 from collections import deque
 from dataclasses import dataclass
+import functools
 import math
 from typing import Deque, Dict, Iterable, List, Optional, Tuple
 
@@ -78,11 +79,16 @@ def truth(channel: str, vehicle, spec: ChannelSpec = None, world=None
 
 
 def beam_angles(geometry) -> np.ndarray:
-    """Return each beam's angle in the lidar's frame [rad]: -fov / 2 .. fov / 2."""
-    beams, fov = geometry['beams'], geometry['field_of_view_rad']
-    if beams == 1:
-        return np.zeros(1)
-    return -0.5 * fov + np.arange(beams) * (fov / (beams - 1))
+    """Return each beam's angle in the lidar's frame [rad]: -fov / 2 .. fov / 2 (read-only)."""
+    return _beam_angles(geometry['beams'], geometry['field_of_view_rad'])
+
+
+@functools.lru_cache(maxsize=16)
+def _beam_angles(beams: int, fov: float) -> np.ndarray:
+    """beam_angles, computed once per lidar (each scan would compute them again)."""
+    angles = np.zeros(1) if beams == 1 else -0.5 * fov + np.arange(beams) * (fov / (beams - 1))
+    angles.flags.writeable = False
+    return angles
 
 
 def lidar_truth(vehicle, geometry, world) -> np.ndarray:

@@ -12,10 +12,10 @@ from rally_sim.resources import surface_from, vehicle_path
 from rally_sim.ros.conversions import Frames, OutputMessages
 from rally_sim.ros.measurements import MeasurementMessages
 from rally_sim.ros.serialized import exact, FieldReader, SerializedMessage
-from rally_sim.sensors import load_profile, Sensors
+from rally_sim.sensors import load_profile, Measurement, Sensors
 from rally_sim_msgs.msg import WheelSlip
 from rclpy.serialization import deserialize_message, serialize_message
-from sensor_msgs.msg import Imu, JointState
+from sensor_msgs.msg import Imu, JointState, LaserScan
 from tf2_msgs.msg import TFMessage
 from transforms3d.euler import euler2quat
 from visualization_msgs.msg import Marker, MarkerArray
@@ -141,6 +141,34 @@ def test_ideal_sensors_publish_the_ground_truth_messages_of_before():
     assert list(got.orientation_covariance) == list(got.angular_velocity_covariance) == list(
         got.linear_acceleration_covariance) == diagonal
     assert got.header.frame_id == 'imu_link' and got.header.stamp.nanosec == 700_000_000
+
+
+def test_a_scan_refilled_in_place_decodes_to_the_laser_scan_of_its_ranges():
+    """Every beam as float32 (inf, -inf, nan kept), the fixed fields, a new layout rebuilt."""
+    car = Vehicle(load_vehicle(vehicle_path('f1tenth')))
+    measured = MeasurementMessages(car, Frames('', 'odom', 'base_link'))
+    rng = np.random.default_rng(4)
+    for beams, fov, rate in ((1080, 4.7, 40.0), (1080, 4.7, 40.0), (7, 1.0, 10.0), (1, 0.0, 5.0)):
+        geometry = {'beams': beams, 'field_of_view_rad': fov, 'range_min_m': 0.06,
+                    'range_max_m': 30.0}
+        ranges = rng.uniform(-1.0, 40.0, beams)
+        ranges[rng.random(beams) < 0.2] = np.inf
+        ranges[0] = -np.inf
+        ranges[-1] = np.nan if beams > 1 else ranges[-1]
+        stamp_ns = int(rng.integers(0, 10 ** 12))
+        got = deserialize_message(measured.scan(Measurement('lidar', stamp_ns, {
+            'ranges': ranges}, {}, True), geometry, rate), LaserScan)
+        expected = LaserScan()
+        expected.header.frame_id = 'laser'
+        expected.header.stamp.sec, expected.header.stamp.nanosec = divmod(stamp_ns, 10 ** 9)
+        expected.angle_min = -0.5 * fov
+        expected.angle_increment = fov / (beams - 1) if beams > 1 else 0.0
+        expected.angle_max = expected.angle_min + (beams - 1) * expected.angle_increment
+        expected.scan_time = 1.0 / rate
+        expected.range_min, expected.range_max = 0.06, 30.0
+        assert np.array_equal(np.array(got.ranges), ranges.astype(np.float32), equal_nan=True)
+        got.ranges = []
+        assert got == deserialize_message(serialize_message(expected), LaserScan)   # float32s
 
 
 def test_field_reader_reads_the_numbers_of_each_message_without_deserializing(monkeypatch):
