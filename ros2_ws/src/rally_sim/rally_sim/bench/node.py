@@ -208,8 +208,10 @@ def main(argv=None) -> int:
     closed_loop('path_follow_typical', 'target >= x20 (issue 24), typical sensors and a 0.2 s '
                 'steering dead time')
     closed_loop('gap_follow_track', 'target >= x20 (issue 36): the gap follower on 1,080 lidar '
-                'beams a control period; 5edb96a (2026-11-26): x9.2-13.3 in five runs '
-                'interleaved with x9.2-16.7 at bff2cf1')
+                'beams a control period; 2026-11-26, eight runs each, interleaved: afb906e '
+                'x17.4-21.1 (median 19.5), ce4aafb (the walk between instants, answers on a '
+                'bare wait set, the scan serialized in place) x19.4-26.3 (median 22.1); this '
+                "machine's speed varies by a third from hour to hour")
     closed_loop('two_cars_track', 'no target: two cars, two lidars, two controllers')
     return 0
 
