@@ -75,11 +75,11 @@ def sideslips(args: argparse.Namespace) -> np.ndarray:
     """
     Return the sideslips to solve [rad]: 0 to the target, on the drift's side of the turn.
 
-    One equilibrium (--sideslip-deg) is continued from 0 in steps of at most 2 deg.
+    One equilibrium (--sideslip-deg): the family is followed from grip to it
+    (folds, kinks and a drift branch of its own included) and solved there.
     """
     if args.sideslip_deg is not None:
-        steps = max(1, math.ceil(abs(args.sideslip_deg) / 2.0))
-        return np.radians(np.linspace(0.0, args.sideslip_deg, steps + 1))
+        return np.radians([0.0, args.sideslip_deg])
     side = -1.0 if (args.radius is None or args.radius > 0.0) else 1.0
     return np.radians(np.linspace(0.0, side * abs(args.to_deg), args.points))
 
@@ -120,14 +120,15 @@ def stability(e: Equilibrium) -> str:
 
 
 def document(args: argparse.Namespace, solver: SteadyState, equilibria: List[Equilibrium],
-             ended: str) -> dict:
-    """Return the JSON document: what was asked, each equilibrium, and why a family ended."""
+             ended: str, gaps: Sequence = ()) -> dict:
+    """Return the JSON document: what was asked, each equilibrium, its gaps, why it ended."""
     return {
         'vehicle': solver.vehicle.config['name'], 'surface': args.surface,
         'mode': solver.mode, 'gear': solver.gear if solver.mode == DRIVER else None,
         'radius_m': args.radius, 'speed_m_s': args.speed,
         'state_names': list(equilibria[0].to_json()['state']) if equilibria else [],
         'equilibria': [e.to_json() for e in equilibria], 'ended': ended,
+        'gaps_deg': [[math.degrees(a), math.degrees(b)] for a, b in gaps],
     }
 
 
@@ -137,7 +138,8 @@ def main(argv: List[str] = None) -> int:
     try:
         vehicle = Vehicle(load_vehicle(vehicle_path(args.vehicle)), Surface.uniform(args.surface))
         solver = SteadyState(vehicle, args.mode, args.gear)
-        equilibria, ended = solver.family(sideslips(args), args.radius, args.speed)
+        family = solver.trace(sideslips(args), args.radius, args.speed)
+        equilibria, ended = family.equilibria, family.ended
     except EquilibriumError as error:
         print(f'error: {error}', file=sys.stderr)
         return 1
@@ -149,6 +151,8 @@ def main(argv: List[str] = None) -> int:
             print(f'error: {ended}', file=sys.stderr)
             return 1
         equilibria = equilibria[-1:]
+    elif family.gaps:
+        print(f'note: {family.note()}', file=sys.stderr)
     gear = f', gear {solver.gear}' if solver.mode == DRIVER else ''
     circle = f'R = {args.radius:g} m' if args.radius is not None else f'V = {args.speed:g} m/s'
     print(f"{vehicle.config['name']} on {args.surface}, {circle}, {solver.mode} mode{gear}")
@@ -158,7 +162,8 @@ def main(argv: List[str] = None) -> int:
         print(f'note: {ended}', file=sys.stderr)
     if args.json and equilibria:
         with open(args.json, 'w', encoding='utf-8') as stream:
-            json.dump(document(args, solver, equilibria, ended), stream, indent=1)
+            json.dump(document(args, solver, equilibria, ended, family.gaps), stream,
+                      indent=1)
     if args.plot and equilibria:
         from .equilibria_plot import plot_equilibria
         plot_equilibria(equilibria, args.plot,

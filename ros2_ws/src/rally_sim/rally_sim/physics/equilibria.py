@@ -39,6 +39,7 @@ import numpy as np
 
 from .drivetrain.driveline import gear_ratio
 from .drivetrain.equations import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
+from .families import Family, trace_family
 from .integrators import (
     advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
     I_AGE, IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
@@ -233,7 +234,8 @@ class SteadyState:
         self.front_share = self._front_share(front_share)
         p = vehicle.params
         self.h = config['dt']
-        wheelbase = p.cg_to_front_m + p.cg_to_rear_m
+        self.wheelbase_m = wheelbase = p.cg_to_front_m + p.cg_to_rear_m
+        self.solved = SOLVED
         g = p.gravity_m_s2
         spin = g / p.wheel_radius_m
         self.scales = np.array([g, g, g / wheelbase] + [spin] * 4)
@@ -314,6 +316,29 @@ class SteadyState:
             scales = self.scales
         return derivatives / scales
 
+    def unknown_scales(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> np.ndarray:
+        """
+        Return each unknown's scale, for continuation in unknowns of order one.
+
+        Speed: the grip speed sqrt(mu g R) (or curvature mu g / V^2); steer
+        0.1 rad; spins: that speed over the wheel radius; drive: a tenth of
+        m g R_w (torque) or 0.1 (throttle); the engine: the spins times the gear.
+        """
+        v = self.vehicle
+        p = v.params
+        grip = float(np.mean(v.friction)) * p.gravity_m_s2
+        if radius_m is not None:
+            speed = math.sqrt(grip * abs(radius_m))
+            first = speed
+        else:
+            speed, first = speed_m_s, grip / speed_m_s ** 2
+        spin = speed / p.wheel_radius_m
+        if self.mode == DRIVER:
+            ratio = abs(gear_ratio(self.gear, v.flat_params))
+            return np.array([first, 0.1] + [spin] * 4 + [0.1, spin * ratio])
+        torque = 0.1 * p.mass_kg * p.gravity_m_s2 * p.wheel_radius_m
+        return np.array([first, 0.1] + [spin] * 4 + [torque])
+
     # ---- Newton's method ----------------------------------------------------
 
     def _circle(self, unknowns: np.ndarray, radius_m: Optional[float],
@@ -348,12 +373,12 @@ class SteadyState:
         spins = (vx - r * np.array([c, -c, c, -c])) / p.wheel_radius_m
         unknowns = np.array([speed if radius_m is not None else curvature, steer, *spins, 0.0])
         if self.mode == DRIVER:
-            return self._driver_guess(sideslip_rad, radius_m, speed_m_s, unknowns)
+            return self.driver_guess(sideslip_rad, radius_m, speed_m_s, unknowns)
         return unknowns
 
-    def _driver_guess(self, sideslip_rad: float, radius_m: Optional[float],
-                      speed_m_s: Optional[float], rolling: np.ndarray) -> np.ndarray:
-        """Return a driver-mode start: the torque-mode solution, its torque as a throttle."""
+    def driver_guess(self, sideslip_rad: float, radius_m: Optional[float],
+                     speed_m_s: Optional[float], rolling: np.ndarray) -> np.ndarray:
+        """Return a driver-mode start from a torque-mode one: its solution, torque as throttle."""
         v = self.vehicle
         p = v.flat_params
         weights = p[P_DRIVETRAIN + D_WEIGHTS:P_DRIVETRAIN + D_WEIGHTS + 4]
@@ -402,13 +427,12 @@ class SteadyState:
         """
         Return the equilibrium at a sideslip on a circle of radius_m or at speed_m_s.
 
-        Continued from grip driving (beta 0) in steps of at most 2 degrees.
-        Raises EquilibriumError when there is none, or when it needs more
-        than the car has (steer, drive torque, throttle, revs), saying which.
+        On the family from grip driving (beta 0), through folds, kinks and
+        to a drift branch of its own (families.py). Raises EquilibriumError
+        when there is none, or when it needs more than the car has (steer,
+        drive torque, throttle, revs), saying which.
         """
-        steps = max(1, math.ceil(abs(sideslip_rad) / math.radians(2.0)))
-        family, ended = self.family(np.linspace(0.0, sideslip_rad, steps + 1), radius_m,
-                                    speed_m_s)
+        family, ended = self.family([0.0, sideslip_rad], radius_m, speed_m_s)
         if ended:
             raise EquilibriumError(ended)
         last = family[-1]
@@ -421,37 +445,32 @@ class SteadyState:
     def family(self, sideslips_rad: Sequence[float], radius_m: float = None,
                speed_m_s: float = None) -> Tuple[List[Equilibrium], str]:
         """
-        Return the equilibria at each sideslip, each continued from the last, and why it ended.
+        Return the equilibria at each sideslip on the family from grip, and why it ended.
+
+        trace() with its result as a pair: the equilibria found, and ''
+        when the last sideslip asked for was reached (otherwise why not).
+        """
+        result = self.trace(sideslips_rad, radius_m, speed_m_s)
+        return result.equilibria, result.ended
+
+    def trace(self, sideslips_rad: Sequence[float], radius_m: float = None,
+              speed_m_s: float = None) -> Family:
+        """
+        Return the family from grip driving to the last sideslip, with its gaps and branches.
 
         The sideslips are taken in the order given (start near 0, where
-        grip driving is found from a gentle turn). Where Newton's method
-        does not converge, the step is halved up to 5 times; then the family
-        ends, and the second value says where and why ('' when complete).
-        Solutions beyond a limit of the car are kept, their `limit` set.
+        grip driving is found from a gentle turn), each on the path from
+        grip to the last one (families.py): a sideslip between the grip
+        branch's fold and the drift branch's start has no equilibrium and
+        is left out (Family.gaps). Solutions beyond a limit of the car are
+        kept, their `limit` set.
         """
         self._check_circle(radius_m, speed_m_s)
         if self.mode == DRIVER and self.gear is None:
             self.gear = self.default_gear(radius_m, speed_m_s)
         for target in reversed(sideslips_rad):      # the far end named first
             self._check_sideslip(target, radius_m, speed_m_s)
-        found: List[Equilibrium] = []
-        for target in sideslips_rad:
-            if not found:
-                unknowns, norm = self.newton(self.first_guess(target, radius_m, speed_m_s),
-                                             target, radius_m, speed_m_s)
-                if norm > SOLVED:
-                    where = self.where(target, radius_m, speed_m_s)
-                    return found, (f'no equilibrium found {where} from a gentle turn: '
-                                   + self._first_hint(unknowns))
-            else:
-                unknowns = self._continue(found[-2:], target, radius_m, speed_m_s)
-                if unknowns is None:
-                    return found, (
-                        f'the family ends at beta = {math.degrees(found[-1].sideslip_rad):.1f} '
-                        f'deg: no equilibrium {self.where(target, radius_m, speed_m_s)} '
-                        'continues it (the branch folds back or ends there)')
-            found.append(self.equilibrium(unknowns, target, radius_m, speed_m_s))
-        return found, ''
+        return trace_family(self, sideslips_rad, radius_m, speed_m_s)
 
     def default_gear(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> int:
         """
@@ -472,28 +491,6 @@ class SteadyState:
         while gear < v.gears and gear_ratio(gear + 1, v.flat_params) * turning >= engaged:
             gear += 1
         return gear
-
-    def _continue(self, last: List[Equilibrium], target: float, radius_m: Optional[float],
-                  speed_m_s: Optional[float]) -> Optional[np.ndarray]:
-        """Return the unknowns at `target` continued from the last solutions, or None."""
-        unknowns, reached = last[-1].unknowns, last[-1].sideslip_rad
-        previous = (last[0].unknowns, last[0].sideslip_rad) if len(last) == 2 else None
-        step, halvings = target - reached, 0
-        while reached != target:
-            beta = target if abs(step) >= abs(target - reached) else reached + step
-            guess = unknowns
-            if previous is not None:            # secant predictor
-                slope = (unknowns - previous[0]) / (reached - previous[1])
-                guess = unknowns + slope * (beta - reached)
-            solution, norm = self.newton(guess, beta, radius_m, speed_m_s)
-            if norm > SOLVED:
-                halvings += 1
-                if halvings > 5:
-                    return None
-                step *= 0.5
-                continue
-            previous, unknowns, reached = (unknowns, reached), solution, beta
-        return unknowns
 
     def equilibrium(self, unknowns: np.ndarray, sideslip_rad: float, radius_m: float = None,
                     speed_m_s: float = None) -> Equilibrium:
@@ -551,12 +548,6 @@ class SteadyState:
             return (f'the engine brakes more than the slide allows in gear {self.gear} at '
                     f'{rpm:.0f} rpm (throttle {throttle:.2f}: a higher gear)')
         return ''
-
-    def _first_hint(self, unknowns: np.ndarray) -> str:
-        """Say what the first solve stopped near (no convergence from a gentle turn)."""
-        return (f'Newton stopped near {unknowns[0]:.3g} '
-                f"{'m/s' if self._given_radius else '1/m'} with steer "
-                f'{math.degrees(unknowns[1]):.1f} deg; the grip may not reach that circle')
 
     def _check_circle(self, radius_m: Optional[float], speed_m_s: Optional[float]) -> None:
         """Raise ValueError unless exactly one of a radius and a speed is given, sane."""
