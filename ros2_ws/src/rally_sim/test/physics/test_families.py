@@ -151,9 +151,10 @@ def test_wherever_a_direct_solve_finds_a_drift_the_family_contains_it():
     Check a seeded property of 100 random rear-drive cars on circles of their own.
 
     1/10 scale to rally cars, 30/70 to 70/30, open, clutch-pack and locked
-    differentials, torque and driver modes. Every equilibrium that direct solves find at fixed sideslips from random
-    guesses lies on a branch of the car's family (but states of the front axle pushing far
-    past its peak, which can form branches of their own: counted, printed).
+    differentials, torque and driver modes. Every equilibrium that direct
+    solves find at fixed sideslips from random guesses lies on a branch of
+    the car's family (but states of the front axle pushing far past its
+    peak, which can form branches of their own: counted, printed).
     """
     rng = np.random.default_rng(47)
     counts = dict.fromkeys(('cars', 'complete', 'points', 'direct', 'pushing', 'missed'), 0)
