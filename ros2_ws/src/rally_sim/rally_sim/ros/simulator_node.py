@@ -376,7 +376,12 @@ class SimulatorNode(Node):
                               'quaternion (w = x = y = z = 0), not a rotation')
             return
         yaw = quat2euler((q.w, q.x, q.y, q.z), 'sxyz')[2]
-        self.session.teleport(p.position.x, p.position.y, yaw)
+        try:
+            self.session.teleport(p.position.x, p.position.y, yaw)
+        except ValueError as error:
+            self.get_logger().warning(f'/initialpose refused, the car stays where it was: '
+                                      f'{error}')
+            return
         self._forget_measurements()
         self.get_logger().info(f'teleported to x={p.position.x:.2f} y={p.position.y:.2f} '
                                f'yaw={yaw:.3f}, at rest')

@@ -34,7 +34,7 @@ from .bounce import Body, bounce, overlap_axis, push_out
 from ..physics.model import OMEGA, VX, VY, X, Y, YAW_RATE
 from ..world.contact import corners, quad_clearance, wall_clearance
 from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
-from ..world.scene import box
+from ..world.scene import box, box_at
 
 MODES = ('off', 'stop', 'bounce')
 HORIZON_S = 0.1
@@ -133,6 +133,32 @@ class Contacts:
             raise ValueError(f"car '{car.name}' starts at x = {x:.3f}, y = {y:.3f} m where its "
                              f'footprint overlaps {what} (near x = {touched[1]:.3f}, y = '
                              f'{touched[2]:.3f}): start it clear of walls and cars')
+
+    def refuse_pose(self, k: int, x: float, y: float, yaw: float) -> None:
+        """
+        Raise ValueError naming the pose and why if car k may not be put there.
+
+        Outside the map (a scene with walls), or (contact not off) with its
+        footprint in a wall or on another car: the rule a start pose has.
+        """
+        scene = self.session.scene
+        car = self.session.cars[k]
+        pose = f'x = {x:.3f}, y = {y:.3f} m, yaw = {yaw:.3f} rad'
+        who = f"car '{car.name}'" if car.name else 'the car'
+        occupancy = scene.occupancy
+        if occupancy is not None and not occupancy.contains(x, y):
+            raise ValueError(f'{who} cannot be put at {pose}: outside the map '
+                             f'({occupancy.extent_text()})')
+        if self.mode == 'off':
+            return
+        rows = self._rows()
+        rows[k] = box_at(x, y, yaw, scene.outlines[k])
+        touched = self._wall(rows[k]) if scene.walls else None
+        touched = touched or self._other_car(k, rows)
+        if touched is not None:
+            what = 'a wall' if touched[0] == 'wall' else f"car '{touched[0]}'"
+            raise ValueError(f'{who} cannot be put at {pose}: its footprint would '
+                             f'overlap {what} (near x = {touched[1]:.3f}, y = {touched[2]:.3f})')
 
     def check(self) -> None:
         """Find the cars that touch now (once the safe steps are taken); halt or strike them."""
@@ -273,8 +299,10 @@ def _reach(bound: Tuple[float, float], time_s: float) -> float:
 
 
 def _steps(bound: Tuple[float, float], clearance: float, dt: float) -> int:
-    """Return the most steps of dt in which no point moves farther than `clearance`."""
+    """Return the most steps of dt in which no point moves past `clearance` (0: touching)."""
     now, growth = bound
+    if not clearance > 0.0:         # touching already (a car put into a wall): no safe step
+        return 0
     if growth > 0.0:
         time_s = 2.0 * clearance / (now + math.sqrt(now * now + 2.0 * growth * clearance))
     else:

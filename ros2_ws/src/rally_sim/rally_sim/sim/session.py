@@ -114,6 +114,7 @@ class Car:
         self.halted = None
         """The Contact that halted the car (sim/contacts.py), until a restart or teleport."""
         self.moved = session.contacts.forget     # a jump: contact looks again
+        self.contacts = session.contacts
         self.place(start)
         self.sensors = Sensors(profile, seed, session.step_ns,
                                session.publish_every * session.step_ns, vehicle.surface.datum)
@@ -137,7 +138,13 @@ class Car:
         self.sensors.reset()
 
     def teleport(self, x: float, y: float, yaw: float) -> None:
-        """Put the car at rest at a pose; its earlier measurements are dropped."""
+        """
+        Put the car at rest at a pose; its earlier measurements are dropped.
+
+        ValueError, the car left where it was, for a pose outside the map,
+        in a wall or on another car (Contacts.refuse_pose).
+        """
+        self.contacts.refuse_pose(self.contacts.session.cars.index(self), x, y, yaw)
         self.place(Start(x, y, yaw))
         self.sensors.reset()
 
@@ -283,7 +290,11 @@ class Session:
         self.restart()
 
     def teleport(self, x: float, y: float, yaw: float) -> None:
-        """Put the first car at rest at a pose (/initialpose); its earlier measurements drop."""
+        """
+        Put the first car at rest at a pose (/initialpose); its earlier measurements drop.
+
+        ValueError, nothing changed, for a pose outside the map, in a wall or on another car.
+        """
         self.cars[0].teleport(x, y, yaw)
 
     def set_surface(self, surface) -> None:

@@ -64,12 +64,29 @@ class OccupancyMap(NamedTuple):
         """Return the cells as nav_msgs/OccupancyGrid's data: row-major from the origin."""
         return np.ascontiguousarray(self.cells[::-1]).ravel()
 
-    def is_blocked(self, x: float, y: float) -> bool:
-        """Return whether the odom point (x, y) lies in an occupied cell (outside: free)."""
+    def contains(self, x: float, y: float) -> bool:
+        """Return whether the odom point (x, y) lies within the map's cells (known or not)."""
+        col, row = self._cell_of(x, y)
+        rows, cols = self.cells.shape
+        return 0 <= col < cols and 0 <= row < rows
+
+    def extent_text(self) -> str:
+        """Return the map's size and origin in words, for messages."""
+        rows, cols = self.cells.shape
+        return (f'{cols * self.resolution_m:g} m x {rows * self.resolution_m:g} m from '
+                f'x = {self.origin_x_m:g}, y = {self.origin_y_m:g} m, yaw '
+                f'{self.origin_yaw_rad:g} rad')
+
+    def _cell_of(self, x: float, y: float):
+        """Return (column, row from the bottom) of the cell at odom (x, y), maybe off the map."""
         dx, dy = x - self.origin_x_m, y - self.origin_y_m
         c, s = math.cos(self.origin_yaw_rad), math.sin(self.origin_yaw_rad)
-        col = math.floor((c * dx + s * dy) / self.resolution_m)
-        row_from_bottom = math.floor((-s * dx + c * dy) / self.resolution_m)
+        return (math.floor((c * dx + s * dy) / self.resolution_m),
+                math.floor((-s * dx + c * dy) / self.resolution_m))
+
+    def is_blocked(self, x: float, y: float) -> bool:
+        """Return whether the odom point (x, y) lies in an occupied cell (outside: free)."""
+        col, row_from_bottom = self._cell_of(x, y)
         rows, cols = self.cells.shape
         if not (0 <= col < cols and 0 <= row_from_bottom < rows):
             return False

@@ -223,6 +223,27 @@ def test_teleport_and_reset(simulator, preset):
     assert last.twist.twist.linear.x == pytest.approx(3.0, abs=0.01)
 
 
+@pytest.mark.parametrize('contact', ['stop', 'bounce'])
+def test_a_pose_estimate_into_a_wall_is_refused_and_the_simulator_goes_on(simulator, contact):
+    # Issue 47: RViz's 2D Pose Estimate into the track's wall crashed the node at the next step.
+    client = simulator(pacing='lockstep', surface='track', vehicle='f1tenth', contact=contact,
+                       publish_stage=False)
+    odom = Latest(client, Odometry, 'odom')
+    start = at(client, odom, client.step(0)).pose.pose.position
+    pose_pub = client.node.create_publisher(PoseWithCovarianceStamped, '/initialpose', 10)
+    pose = PoseWithCovarianceStamped()
+    pose.pose.pose.position.x = 18.02
+    pose.pose.pose.orientation.w = 1.0
+    client.publish_acked(pose_pub, pose)
+    for steps in (1, 100):
+        p = at(client, odom, client.step(steps)).pose.pose.position
+        assert (p.x, p.y) == pytest.approx((start.x, start.y), abs=1e-9)   # where it was
+    said = ros_process.stop(client.process)
+    assert ('/initialpose refused, the car stays where it was: the car cannot be put at '
+            'x = 18.020, y = 0.000 m, yaw = 0.000 rad: its footprint would overlap a wall') in said
+    assert 'Exception' not in said and 'Traceback' not in said
+
+
 def test_odometry_and_tf_follow_the_ground_on_a_hill(simulator):
     # On hill_stage's first hill (45, 20): the flank 10 m west of the top rises to the east.
     surface = Surface.load(config_file('stages/hill_stage.yaml'))

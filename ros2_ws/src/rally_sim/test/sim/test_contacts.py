@@ -169,3 +169,10 @@ def test_the_safe_steps_are_the_most_in_which_no_point_can_cover_the_clearance()
         n = _steps(bound, clearance, dt)
         assert n >= 0 and _reach(bound, n * dt) <= clearance, (bound, clearance, dt, n)
         assert _reach(bound, (n + 1) * dt) > clearance, (bound, clearance, dt, n)   # the most
+
+
+def test_a_car_touching_already_has_no_safe_step_at_rest_or_moving():
+    from rally_sim.sim.contacts import _steps
+    for bound in ((0.0, 5.0), (0.0, 0.0), (3.0, 0.0), (3.0, 5.0)):
+        assert _steps(bound, np.float64(0.0), 0.001) == 0       # was 0 / 0: NaN, a crash
+    assert _steps((0.0, 5.0), np.float64(0.01), 0.001) == 63    # sqrt(2 x 0.01 / 5) s
