@@ -27,13 +27,12 @@ from ..control.laws import Law
 from ..control.path import ClosedPath
 from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
-from ..resources import config_file
 from ..scenarios.metrics import (
     contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
     STATE_COLUMNS)
 from ..scenarios.spec import (
-    car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, stage_surface, stage_walls,
-    vehicle_config)
+    car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, stage_path_file, stage_surface,
+    stage_walls, vehicle_config)
 from ..sensors import load_profile
 from ..sim import Front, Session, Start
 from ..sim.session import car_seed
@@ -255,5 +254,5 @@ class InProcessRun(Front):
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:
     """Run a checked scenario (seed_in_use set) in-process; return metrics and verdict."""
-    path = closed_path(config_file(f"stages/{spec['stage']}_path.csv"))
+    path = closed_path(stage_path_file(spec['stage']))
     return InProcessRun(spec, path).run()

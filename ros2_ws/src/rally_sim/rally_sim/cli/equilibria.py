@@ -151,7 +151,7 @@ def main(argv: List[str] = None) -> int:
             print(f'error: {ended}', file=sys.stderr)
             return 1
         equilibria = equilibria[-1:]
-    elif family.gaps:
+    elif family.note():
         print(f'note: {family.note()}', file=sys.stderr)
     gear = f', gear {solver.gear}' if solver.mode == DRIVER else ''
     circle = f'R = {args.radius:g} m' if args.radius is not None else f'V = {args.speed:g} m/s'

@@ -114,14 +114,19 @@ class Family:
     branches: List[Branch] = field(default_factory=list)
     """Every branch followed, whole (the grip branch first)."""
     direct_solves: int = 0
+    grip_found: bool = True
+    """Whether grip driving at beta 0 was found (a car may push before its sideslip is 0)."""
 
     def note(self) -> str:
-        """Return the gaps in words ('' when none)."""
-        return '; '.join(
+        """Return the gaps, and a missing grip start, in words ('' when none)."""
+        start = [] if self.grip_found else [
+            'no grip driving at beta 0 deg: on this circle the front tyres saturate (the car '
+            'pushes) while the sideslip is still positive; the family starts on the drift branch']
+        return '; '.join(start + [
             f'no steady state on the way from grip to the drift between beta '
             f'{math.degrees(a):.1f} and {math.degrees(b):.1f} deg: the grip branch folds back '
             '(the front tyres saturate first: the car pushes) before the drift branch begins; '
-            'the car passes there as a transient' for a, b in self.gaps)
+            'the car passes there as a transient' for a, b in self.gaps])
 
 
 class FamilyTracer:
@@ -288,6 +293,7 @@ def trace_family(solver, sideslips_rad: Sequence[float], radius_m: Optional[floa
             pieces.append(drift)
     family = _select(tracer, pieces, sideslips_rad)
     family.branches, family.direct_solves = pieces, tracer.direct_solves
+    family.grip_found = grip is not None
     if len(pieces) == 2 and pieces[0].name == 'grip':
         near = float(pieces[1].sideslips_rad[0])
         if (near - reach) * side > 0.0:

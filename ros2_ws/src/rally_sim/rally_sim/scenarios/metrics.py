@@ -19,7 +19,7 @@ from ..physics import SURFACE_GRIP
 from ..physics.jit import ENABLED
 from ..world.contact import corners, least_clearance, quad_clearance
 from ..world.scene import box_at, boxes_at, footprint_of, walls_of
-from ..world.stages import STAGES
+from ..world.stages import stage_named
 
 DRIFT_SIDESLIP_DEG = 10.0
 """A car with more sideslip than this counts as drifting."""
@@ -106,7 +106,7 @@ def path_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]
     """Return the path-following metrics and their time series (result: path, states)."""
     path, states = result['path'], result['states']
     surface = stage_surface(spec['stage'])
-    off_road_grip = SURFACE_GRIP[STAGES[spec['stage']].beside]
+    off_road_grip = SURFACE_GRIP[stage_named(spec['stage']).beside]
     progress, cross, path_heading = path.locate_many(states['x'], states['y'])
     done = laps_done(LapCounter(spec, path), np.array(progress))
     completion = None if done is None else float(states['t'][done])
@@ -153,10 +153,17 @@ def rms(values: np.ndarray) -> float:
 
 
 def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
-    """Return the drift metrics (after settle_s) and their time series (result: path, states)."""
+    """
+    Return the drift metrics (after settle_s) and their time series (result: path, states).
+
+    The radius error is from the stage path's centre, to the equilibrium's radius where the
+    scenario has one (else the path's own).
+    """
     points, s = result['path'].points, result['states']
     center = points.mean(axis=0)
     radius = float(np.mean(np.hypot(*(points - center).T)))
+    if spec['equilibrium']:     # the circle the car is held on, round the stage's centre
+        radius = abs(float(spec['equilibrium']['radius_m']))
     beta = np.array([math.degrees(math.atan2(vy, vx)) if abs(vx) > 0.5 else 0.0
                      for vx, vy in zip(s['vx'], s['vy'])])
     radius_error = np.array([math.hypot(x - center[0], y - center[1]) - radius

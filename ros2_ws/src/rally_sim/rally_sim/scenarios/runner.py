@@ -41,9 +41,9 @@ from .metrics import (
 from .spec import (
     actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
     first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError,
-    sensor_file, SIMULATOR_NODE, vehicle_file)
+    sensor_file, SIMULATOR_NODE, stage_label, stage_path_file, vehicle_file)
 from ..control.path import ClosedPath
-from ..resources import config_file, surface_from, vehicle_path
+from ..resources import surface_from, vehicle_path
 from ..ros.serialized import byte_order, FieldReader
 from ..runtime.entry import Stopped, StopRequest
 from ..runtime.processes import quick_discovery, start_logged, stop_all
@@ -250,7 +250,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     import rclpy
     from rclpy.signals import SignalHandlerOptions
     stop.hold()
-    path = ClosedPath(read_path(config_file(f"stages/{spec['stage']}_path.csv")))
+    path = ClosedPath(read_path(stage_path_file(spec['stage'])))
     period_ns = round(spec['control_period_s'] * 1e9)
     processes, observer = [], None
     quick_discovery(os.environ)     # the runner's participant and the two it starts
@@ -338,7 +338,7 @@ def plot_report(spec, result, series, path_png: str) -> None:
     left.set_aspect('equal', adjustable='datalim')
     left.set_xlabel('x [m]')
     left.set_ylabel('y [m]')
-    left.set_title(f"{spec['name']}: {spec['vehicle']} on {spec['stage']}")
+    left.set_title(f"{spec['name']}: {spec['vehicle']} on {stage_label(spec['stage'])}")
     left.legend(loc='upper right', fontsize=8)
     targets = series.get('targets', {})
     for label, values in series['curves'].items():
@@ -425,8 +425,8 @@ def main(argv=None, stop: StopRequest = None) -> int:
     spec['seed_in_use'] = draw_seed(spec)
     actuation = ', '.join(f'{k} {v}' for k, v in actuation_overrides(spec).items())
     drawn = ' (drawn: seed random)' if spec['seed'] == 'random' else ''
-    print(f"scenario {spec['name']}: {spec['vehicle']} on {spec['stage']}, controller "
-          f"{' '.join(spec['controller']['command'])}; synchronous every "
+    print(f"scenario {spec['name']}: {spec['vehicle']} on {stage_label(spec['stage'])}, "
+          f"controller {' '.join(spec['controller']['command'])}; synchronous every "
           f"{spec['control_period_s']:g} s; sensors {spec['sensors']}, seed "
           f"{spec['seed_in_use']}{drawn}" + (f'; actuation {actuation}' if actuation else ''))
     try:

@@ -16,14 +16,14 @@ import yaml
 
 from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
-from ..resources import read_shipped, surface_from, vehicle_path, walls_from
+from ..resources import config_file, read_shipped, surface_from, vehicle_path, walls_from
 from ..sim.intake import COMMAND_TOPICS
-from ..world.stages import STAGES
+from ..world.stages import circle_stage, made_stage_file, stage_named, STAGES
 
 MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
                 'driver': ['ackermann_cmd', 'driver_cmd']}
 """The command topics a controller answers on in each command mode (by default)."""
-KEYS = {'name': str, 'vehicle': str, 'stage': str, 'command_mode': str, 'controller': dict,
+KEYS = {'name': str, 'vehicle': str, 'stage': (str, dict), 'command_mode': str, 'controller': dict,
         'initial_speed_m_s': (int, float), 'duration_s': (int, float),
         'control_period_s': (int, float), 'stop_after_laps': int, 'metrics': str,
         'settle_s': (int, float), 'thresholds': dict}
@@ -90,8 +90,13 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
     for key, kind in kinds.items():
         if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
-    if spec['stage'] not in STAGES:
-        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}")
+    if isinstance(spec['stage'], dict):
+        spec['stage'] = _made_stage(spec['stage'], path)
+    elif stage_named(spec['stage']) is None or (spec['stage'] not in STAGES and
+                                                not os.path.isfile(spec['stage'])):
+        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}, or a "
+                            'circle made to order: {circle: {radius_m: R, surface: S, '
+                            'width_m: W}} (width optional)')
     try:
         vehicle_path(spec['vehicle'])
     except ConfigError as error:
@@ -395,6 +400,41 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     odometry = load_profile(spec['sensors'], spec['sensor_overrides']).channels.get('odometry')
     delay_ns = round(odometry.delay_s * 1e9) if odometry is not None else 0
     return -(-delay_ns // period_ns) * period_ns
+
+
+CIRCLE_KEYS = {'radius_m': True, 'surface': True, 'width_m': False}
+"""A made circle's keys, and whether each is required."""
+
+
+def _made_stage(given: Dict[str, Any], path: str) -> str:
+    """Return the surface map file of the stage `stage: {circle: {...}}` asks for, made once."""
+    circle = given.get('circle')
+    if set(given) != {'circle'} or not isinstance(circle, dict):
+        raise ScenarioError(f"{path}: key 'stage' as a mapping is {{circle: {{radius_m: R, "
+                            f'surface: S, width_m: W}}}}, not {given!r}')
+    unknown = sorted(set(circle) - set(CIRCLE_KEYS))
+    missing = sorted(k for k, needed in CIRCLE_KEYS.items() if needed and k not in circle)
+    if unknown or missing:
+        raise ScenarioError(f"{path}: key 'stage.circle': unknown key(s) {unknown}, missing "
+                            f'key(s) {missing}')
+    try:
+        stage = circle_stage(circle['radius_m'], circle['surface'], circle.get('width_m'))
+    except ValueError as error:
+        raise ScenarioError(f"{path}: key 'stage.{error}") from None
+    return made_stage_file(stage)
+
+
+def stage_path_file(stage: str) -> str:
+    """Return a stage's reference path CSV: a shipped one's, or the one beside a made map."""
+    if stage in STAGES:
+        return config_file(f'stages/{stage}_path.csv')
+    return os.path.splitext(stage)[0] + '_path.csv'
+
+
+def stage_label(stage: str) -> str:
+    """Return a stage's name for reports (a made circle's, not its file's path)."""
+    made = stage_named(stage)
+    return made.name if made is not None else stage
 
 
 @functools.lru_cache(maxsize=8)

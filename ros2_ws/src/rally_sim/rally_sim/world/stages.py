@@ -144,6 +144,74 @@ STAGES['rally_stage'] = STAGES['rally_stage']._replace(obstacles=Obstacles(
     0.25, barriers=((0.05, 0.30, 6.0), (0.60, 0.70, 5.5)), trees=150, seed=1))
 STAGES['hill_stage'] = STAGES['hill_stage']._replace(obstacles=Obstacles(
     0.25, barriers=((0.10, 0.25, 6.0),), trees=120, seed=2))
+CIRCLE_BESIDE = 'tarmac_dry'
+"""The apron round a generated circle's ring (as round the shipped skid pad)."""
+CIRCLE_PREFIX = 'circle_'
+
+
+def circle_stage(radius_m: float, surface: str, width_m: Optional[float] = None) -> Stage:
+    """
+    Return a pad made to order: a ring of `surface` round a circle, its path the circle.
+
+    The ring is width_m wide (default: the radius, from R / 2 to 3 R / 2),
+    on tarmac; the path runs counter-clockwise from (R, 0), heading +y. The
+    map's pixels are fine enough for a 1/10-scale car's circle (R / 40, at
+    most 0.5 m). ValueError naming the key for a radius or width that is not
+    positive and finite, or a surface that is not a type.
+    """
+    for key, value in (('radius_m', radius_m), ('width_m', width_m)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value <= 0.0):
+            raise ValueError(f'circle.{key} = {value!r} must be a positive, finite number '
+                             '[m]')
+    if surface not in COLOURS:
+        raise ValueError(f'circle.surface = {surface!r} must be one of {sorted(COLOURS)}')
+    width = float(radius_m if width_m is None else width_m)
+    name = f'{CIRCLE_PREFIX}{float(radius_m):g}m_{surface}_{width:g}m'
+    return Stage(name, _circle(float(radius_m)), [(1.0, surface)], beside=CIRCLE_BESIDE,
+                 outside=CIRCLE_BESIDE, half_width_m=0.5 * width,
+                 resolution_m=min(RESOLUTION_M, float(radius_m) / 40.0))
+
+
+def made_stage_file(stage: Stage, folder: str = '') -> str:
+    """
+    Return the surface map of a stage made to order, written once into a cache folder.
+
+    folder: default $XDG_CACHE_HOME (or ~/.cache) /rally_sim/stages/<name>.
+    Written into a new folder and renamed into place, so that processes
+    making the same stage at once (a campaign's workers) never read half a file.
+    """
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    folder = folder or os.path.join(base, 'rally_sim', 'stages', stage.name)
+    target = os.path.join(folder, stage.name + '.yaml')
+    if not os.path.isfile(target):
+        import tempfile
+        os.makedirs(os.path.dirname(folder), exist_ok=True)
+        fresh = tempfile.mkdtemp(prefix='.' + stage.name, dir=os.path.dirname(folder))
+        write_stage(stage, fresh)
+        try:
+            os.rename(fresh, folder)
+        except OSError:                     # made by another process meanwhile
+            import shutil
+            shutil.rmtree(fresh, ignore_errors=True)
+    return target
+
+
+def stage_named(name: str) -> Optional[Stage]:
+    """Return a shipped stage, or the made circle a surface map file's name says, or None."""
+    if name in STAGES:
+        return STAGES[name]
+    stem = os.path.splitext(os.path.basename(name))[0]
+    if stem.startswith(CIRCLE_PREFIX):
+        try:
+            radius, surface_width = stem[len(CIRCLE_PREFIX):].split('m_', 1)
+            surface, width = surface_width.rsplit('_', 1)
+            return circle_stage(float(radius), surface, float(width[:-1]))
+        except ValueError:
+            return None
+    return None
+
+
 HEIGHT_LEVELS = 65535
 MAX_SLOPE = 0.2
 """The steepest rise per metre a stage's height map declares it may hold."""

@@ -268,3 +268,62 @@ def test_bad_opponents_are_refused_naming_the_key(change, said):
     spec.pop('file')
     with pytest.raises(ScenarioError, match=said):
         check_scenario(spec, 'two.yaml')
+
+
+def test_a_users_own_fifty_fifty_car_drifts_on_a_circle_made_to_order(tmp_path):
+    # Issue 47: a 50/50 car whose grip branch folds back before its drift (families.py), at
+    # a radius and on a pad we do not ship, through the command a user runs.
+    from support.random_cars import random_car
+    tree, _, _ = random_car(4)
+    car = tmp_path / 'my_rwd.yaml'
+    car.write_text(yaml.safe_dump(tree))
+    with open(os.path.join(HERE, '..', 'config', 'scenarios', 'drift_skid_pad.yaml'),
+              encoding='utf-8') as stream:
+        spec = yaml.safe_load(stream)
+    spec.update(name='my_pad', vehicle=str(car), duration_s=35.0, settle_s=15.0,
+                stage={'circle': {'radius_m': 12.0, 'surface': 'gravel'}},
+                equilibrium={'radius_m': 12.0, 'sideslip_deg': -25.0, 'surface': 'gravel'})
+    spec['controller']['params'] = {'vehicle': str(car), 'surface': 'gravel', 'radius_m': 12.0,
+                                    'sideslip_deg': -25.0, 'entry_s': 6.0}
+    spec['thresholds']['time_in_drift_s'] = {'min': 19.9}
+    scenario = tmp_path / 'my_pad.yaml'
+    scenario.write_text(yaml.safe_dump(spec))
+    result, report = run_scenario(scenario, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'on circle_12m_gravel_12m' in result.stdout
+    metrics = report['metrics']
+    assert metrics['radius_error_rms_m'] < 0.05           # from the equilibrium's 12 m
+    assert metrics['sideslip_mean_deg'] == pytest.approx(25.0, abs=0.1)
+
+
+@pytest.mark.parametrize('stage, said', [
+    ({'circle': {'radius_m': -12.0, 'surface': 'gravel'}},
+     r"key 'stage.circle.radius_m = -12.0 must be a positive, finite number"),
+    ({'circle': {'radius_m': 12.0, 'surface': 'gravel', 'width_m': float('nan')}},
+     r"key 'stage.circle.width_m = nan must be a positive, finite number"),
+    ({'circle': {'radius_m': 12.0, 'surface': 'lava'}},
+     r"key 'stage.circle.surface = 'lava' must be one of"),
+    ({'circle': {'radius_m': 12.0}}, r"key 'stage.circle': unknown key\(s\) \[\], missing "
+                                     r"key\(s\) \['surface'\]"),
+    ({'square': {'side_m': 12.0}}, r"key 'stage' as a mapping is \{circle: "),
+])
+def test_a_bad_circle_is_refused_naming_the_key_and_value(stage, said):
+    from rally_sim.scenarios.spec import check_scenario, load_scenario, ScenarioError
+    spec = dict(load_scenario('drift_skid_pad'), stage=stage)
+    spec.pop('file')
+    with pytest.raises(ScenarioError, match=said):
+        check_scenario(spec, 'drift.yaml')
+
+
+def test_a_made_circle_is_a_ring_of_its_surface_with_its_path(tmp_path):
+    from rally_sim.physics import Surface
+    from rally_sim.world.stages import circle_stage, made_stage_file, read_path, stage_named
+    stage = circle_stage(2.0, 'snow', 1.0)               # a 1/10-scale car's pad
+    surface_file = made_stage_file(stage, str(tmp_path / stage.name))
+    assert made_stage_file(stage, str(tmp_path / stage.name)) == surface_file  # made once
+    surface = Surface.load(surface_file)
+    grip = {r: float(surface.grip_at([r], [0.0])[0]) for r in (1.0, 1.6, 2.0, 2.4, 3.0)}
+    assert grip[1.6] == grip[2.0] == grip[2.4] != grip[1.0] == grip[3.0]     # snow, tarmac
+    path = read_path(surface_file[:-len('.yaml')] + '_path.csv')
+    assert max(abs((path ** 2).sum(axis=1) ** 0.5 - 2.0)) < 1e-3
+    assert stage_named(surface_file).name == 'circle_2m_snow_1m'
