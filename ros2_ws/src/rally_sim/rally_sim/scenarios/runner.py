@@ -128,7 +128,7 @@ class Observer:
                     if self.stop.requested:     # the runner is stopping
                         raise Stopped(self.stop.number)
                     raise RuntimeError(f'{" ".join(process.args[:3])} exited with '
-                                       f'{process.returncode}')
+                                       f'{process.returncode}' + last_lines(process))
             self.executor.spin_once(timeout_sec=0.01)
         return True
 
@@ -237,6 +237,29 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
             '-p', f'publish_stage:={str(record).lower()}', '-p', 'trail_length_s:=0.0']
 
 
+LAST_LINES = 8
+"""How many of its log's last lines a process that exits in a run has said in the error."""
+
+
+def logged(start: Callable, command: List[str], log_path: str):
+    """Start a process with start(command, log_path); the process knows its log."""
+    process = start(command, log_path)
+    process.log_path = log_path
+    return process
+
+
+def last_lines(process) -> str:
+    """Return the last lines of a process's log, indented, for an error (or '')."""
+    try:
+        with open(process.log_path, encoding='utf-8', errors='replace') as log:
+            lines = [line.rstrip() for line in log if line.strip()]
+    except (AttributeError, OSError):
+        return ''
+    if not lines:
+        return ''
+    return '; its last lines:\n' + '\n'.join('    ' + line for line in lines[-LAST_LINES:])
+
+
 def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         record: str = None, start: Callable = start_logged, slip: bool = True
         ) -> Dict[str, Any]:
@@ -259,12 +282,12 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         observer = Observer(spec, stop, record, slip)
         # Both start at once: simulated time holds at 0 until the runner has the
         # first state (the simulator waits for its observer) and unpauses it.
-        processes.append(start(_simulator_command(spec, path, folder, bool(record)),
-                               os.path.join(folder, 'simulator.log')))
+        processes.append(logged(start, _simulator_command(spec, path, folder, bool(record)),
+                                os.path.join(folder, 'simulator.log')))
         cars = car_names(spec)
         for car, controller in zip(cars, [spec['controller']] + [
                 o['controller'] for o in spec['opponents']]):
-            processes.append(start(controller_command(controller, car), os.path.join(
+            processes.append(logged(start, controller_command(controller, car), os.path.join(
                 folder, f'controller_{car}.log' if car else 'controller.log')))
         wall_start = time.monotonic()
         if not observer.spin_until(lambda: observer.has_state(0),
