@@ -28,6 +28,7 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
+from ..runtime.entry import answered_help
 from ..runtime.processes import start_logged
 
 MODULES = {
@@ -209,5 +210,7 @@ def serve() -> int:
 
 
 if __name__ == '__main__':
+    if answered_help(__doc__):
+        sys.exit(0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the worker stops it by closing its input
     sys.exit(serve())

@@ -21,7 +21,8 @@ import sys
 import time
 from typing import Any, Callable, Dict
 
-from ..runtime.entry import exit_at_once, Stopped, stopped_status, StopRequest
+from ..runtime.entry import (
+    answered_help, exit_at_once, Stopped, stopped_status, StopRequest)
 
 
 def execute_task(task: Dict[str, Any], stop: StopRequest, start_process: Callable = None
@@ -77,6 +78,8 @@ def prepare_inprocess() -> None:
 
 def main() -> int:
     """Serve tasks until stdin closes or a signal comes."""
+    if answered_help(__doc__):
+        return 0
     stop = StopRequest(tool=True)
     if sys.argv[1:] == ['inprocess']:
         prepare_inprocess()

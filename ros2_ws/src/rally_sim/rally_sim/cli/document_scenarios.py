@@ -14,11 +14,14 @@ import sys
 
 from .replay import write_inputs
 from ..physics.scenarios import document_scenario, SCHEDULES
+from ..runtime.entry import answered_help
 
 
 def main(argv=None) -> int:
     """Write the files; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
+    if answered_help(__doc__, argv):
+        return 0
     if len(argv) != 1 or argv[0].startswith('-'):
         print(__doc__, file=sys.stderr)
         return 2

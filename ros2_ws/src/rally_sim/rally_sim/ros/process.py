@@ -22,6 +22,8 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
     moment, 2 on a bad parameter or without ROS.
     """
     stop = StopRequest()
+    argv = sys.argv[1:] if args is None else list(args)
+    own = argv[:argv.index('--ros-args')] if '--ros-args' in argv else argv
     try:
         node_module = importlib.import_module(module)
     except ModuleNotFoundError as error:    # the core pip-installed alone
@@ -30,6 +32,9 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
               'how). The physics, replay, batch and Gymnasium parts run without ROS.',
               file=sys.stderr)
         return 2
+    if '-h' in own or '--help' in own:
+        print(node_help(node_module, class_name, name))
+        return 0
     prepare = getattr(node_module, 'prepare', None)
     if prepare is not None:
         prepare()
@@ -39,3 +44,28 @@ def run_node_process(module: str, class_name: str, name: str, args=None) -> int:
         return run_node(getattr(node_module, class_name), name, args, stop)
     finally:
         ignore_signals()
+
+
+def node_help(node_module, class_name: str, name: str) -> str:
+    """Return a node's --help: how to start it, what it is, its parameters (starts nothing)."""
+    import textwrap
+    doc = (getattr(node_module, class_name).__doc__ or '').strip().split('\n\n')[0]
+    lines = [f'usage: ros2 run rally_sim {name} [--ros-args -p NAME:=VALUE ... '
+             '| --params-file FILE]']
+    main_spec = getattr(sys.modules.get('__main__'), '__spec__', None)
+    if main_spec is not None:
+        lines.append(f'       python -m {main_spec.name} [the same]')
+    lines += ['', ' '.join(doc.split()), '',
+              'parameters (--ros-args -p NAME:=VALUE, or a params file):']
+    for key, spec in getattr(node_module, 'SPECS', {}).items():
+        facts = [f'default {spec.default!r}']
+        if spec.low is not None or spec.high is not None:
+            facts.append(f'{spec.low:g} to {spec.high:g}')
+        if spec.choices:
+            facts.append(f"one of {', '.join(spec.choices)}")
+        if spec.live:
+            facts.append('may change live')
+        lines.append(f'  {key} ({"; ".join(facts)})')
+        lines += textwrap.wrap(spec.description, 95, initial_indent=' ' * 6,
+                               subsequent_indent=' ' * 6)
+    return '\n'.join(lines)

@@ -128,3 +128,17 @@ def exit_at_once(status: int) -> None:
         except (OSError, ValueError):   # closed or gone: nothing more can be said
             pass
     os._exit(status)
+
+
+def answered_help(doc: str, argv=None) -> bool:
+    """
+    Print `doc` and return True when the command line asks for help (-h, --help).
+
+    For the entry points without argparse: they answer --help, and start
+    nothing and write nothing, as every entry point does.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    if '-h' in argv or '--help' in argv:
+        print(doc.strip())
+        return True
+    return False

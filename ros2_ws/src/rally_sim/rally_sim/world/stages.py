@@ -430,6 +430,9 @@ def read_path(path: str) -> np.ndarray:
 def main(argv=None) -> int:
     """Write every stage into the folder given."""
     argv = sys.argv[1:] if argv is None else argv
+    if '-h' in argv or '--help' in argv:        # the world layer imports no runtime
+        print(__doc__.strip())
+        return 0
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
