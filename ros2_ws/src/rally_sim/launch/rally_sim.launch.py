@@ -4,7 +4,12 @@ Launch the rally_sim simulator, the car's description and, optionally, RViz.
 topic_profile:=f1tenth runs the simulator as f1tenth_gym_ros does, so an
 F1TENTH stack runs with no remapping: the F1TENTH car with its lidar on the
 track, the car ego_racecar (and with opponent:=true opp_racecar), its
-topics on f1tenth_gym_ros's names (F1TENTH_TOPICS), its frames under map.
+topics on f1tenth_gym_ros's names (F1TENTH_TOPICS), its frames under map,
+/cmd_vel driving the ego car (keyboard teleop). Your own map and start pose
+as f1tenth_gym_ros's sim.yaml names them: map:=FILE (a map_server YAML; the
+ground under its walls one surface, surface:=, tarmac_dry by default),
+sx:=, sy:=, stheta:= (and sx1:=, sy1:=, stheta1:= for the opponent); the
+scan's rate scan_rate_hz:= (40 Hz, the Hokuyo's).
 """
 
 import os
@@ -18,9 +23,12 @@ from launch_ros.actions import Node
 
 F1TENTH_TOPICS = [
     ('/ego_racecar/ackermann_cmd', '/drive'), ('/ego_racecar/scan', '/scan'),
+    ('/ego_racecar/cmd_vel', '/cmd_vel'),
     ('/opp_racecar/ackermann_cmd', '/opp_drive'), ('/opp_racecar/scan', '/opp_scan')]
 """Our topics renamed to f1tenth_gym_ros's (ego_racecar/odom, opp_racecar/odom, map and
-/initialpose are theirs already)."""
+/initialpose are theirs already; its keyboard teleop drives the ego car on /cmd_vel)."""
+F1TENTH_STARTS = {'ego_racecar': ('sx', 'sy', 'stheta'), 'opp_racecar': ('sx1', 'sy1', 'stheta1')}
+"""Each car's start pose arguments, f1tenth_gym_ros's sim.yaml names (x, y [m], yaw [rad])."""
 F1TENTH_PARAMETERS = {'vehicle': 'f1tenth', 'surface': 'track', 'sensors': 'f1tenth',
                       'command_mode': 'speed', 'odom_frame': 'map', 'publish_rate_hz': 40.0}
 """The simulator as f1tenth_gym_ros: its car, a track, its lidar, speed and steering on drive,
@@ -29,13 +37,20 @@ the frames under map, the scan at the Hokuyo's 40 Hz."""
 
 def f1tenth_simulator(context):
     """Return the simulator node of topic_profile f1tenth (opponent: a second car)."""
-    cars = ['ego_racecar'] + (['opp_racecar'] if context.launch_configurations['opponent']
-                              .lower() == 'true' else [])
+    given = context.launch_configurations
+    cars = ['ego_racecar'] + (['opp_racecar'] if given['opponent'].lower() == 'true' else [])
+    parameters = dict(F1TENTH_PARAMETERS, cars=cars,
+                      publish_rate_hz=_number(given['scan_rate_hz']),
+                      publish_clock=LaunchConfiguration('publish_clock'))
+    if given['map']:        # the user's walls over one ground, not the track's surface map
+        parameters.update(map=given['map'], surface=given['surface'])
+    for car in cars:
+        for key, argument in zip(('initial_x', 'initial_y', 'initial_yaw'), F1TENTH_STARTS[car]):
+            if given[argument]:
+                parameters[f'{car}.{key}'] = _number(given[argument])
     return [Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
                  output='screen', on_exit=Shutdown(reason='rally_sim ended'),
-                 parameters=[LaunchConfiguration('params_file'),
-                             dict(F1TENTH_PARAMETERS, cars=cars,
-                                  publish_clock=LaunchConfiguration('publish_clock'))],
+                 parameters=[LaunchConfiguration('params_file'), parameters],
                  remappings=F1TENTH_TOPICS)] + [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              namespace=car, name='robot_state_publisher',
@@ -44,6 +59,14 @@ def f1tenth_simulator(context):
                           'frame_prefix': f'{car}/'}],
              remappings=[('joint_states', 'robot_state_publisher/unused_joint_states')])
         for car in cars]
+
+
+def _number(text: str):
+    """Return a launch argument as the number it spells (else as given: the node names it)."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _description() -> str:
@@ -93,6 +116,18 @@ def generate_launch_description():
         DeclareLaunchArgument('opponent', default_value='false',
                               description='topic_profile f1tenth: a second car, opp_racecar '
                               '(opp_drive, opp_scan, opp_racecar/odom)'),
+        DeclareLaunchArgument('map', default_value='',
+                              description='topic_profile f1tenth: your occupancy map (a '
+                              "map_server YAML) over ground of one surface (surface:=); '': "
+                              'the track'),
+        *[DeclareLaunchArgument(name, default_value='', description=(
+            f"topic_profile f1tenth: the {car} car's start {what} (f1tenth_gym_ros's {name}); "
+            "'': the track's start, or 0"))
+          for car, names in F1TENTH_STARTS.items()
+          for name, what in zip(names, ('x [m]', 'y [m]', 'yaw [rad]'))],
+        DeclareLaunchArgument('scan_rate_hz', default_value='40.0',
+                              description='topic_profile f1tenth: the rate of scans and '
+                              "odometry [Hz] (40: the Hokuyo UST-10LX's)"),
         OpaqueFunction(function=f1tenth_simulator, condition=IfCondition(f1tenth)),
         # A simulator that cannot start (a bad parameter: exit 2, the reason on
         # screen) or dies ends the launch: nothing is left running without it.

@@ -6,6 +6,7 @@ unmodified source, stand-ins for robot_state_publisher and rviz2 and a runner
 in ../shared/ros-launch (beside the clone), which these tests use.
 """
 
+import math
 import os
 import re
 import signal
@@ -244,6 +245,45 @@ def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive
         listener.close()
         output = launch.interrupt()
     check_clean_stop(launch, output)
+
+
+def test_the_f1tenth_profile_on_a_map_and_start_pose_of_your_own_drives_on_cmd_vel(tmp_path):
+    """Issue 47: a student's own map and start pose as launch arguments, keyboard teleop."""
+    from geometry_msgs.msg import Twist
+    from support.maps import corridor_map
+    from rally_sim_msgs.msg import WheelSlip as Slip
+    corridors = corridor_map(str(tmp_path))
+    launch = Launch('rally_sim.launch.py', 'topic_profile:=f1tenth', 'rviz:=false',
+                    f'map:={corridors}', 'sx:=9.1', 'sy:=2.6', 'stheta:=1.5708',
+                    'scan_rate_hz:=50')
+    listener = Listener(['ego_racecar'])
+    node, slips = listener.node, []
+    node.create_subscription(Slip, '/ego_racecar/wheel_slip', slips.append, 10)
+    twist = node.create_publisher(Twist, '/cmd_vel', 10)
+    odom = listener.seen['/ego_racecar/odom']
+    try:
+        assert ros_process.spin_until(node, lambda: len(odom) >= 3 and slips, START_S,
+                                      [launch.process]), launch.interrupt()
+        start = odom[0].pose.pose
+        assert (start.position.x, start.position.y) == pytest.approx((9.1, 2.6), abs=1e-6)
+        assert 2.0 * math.atan2(start.orientation.z, start.orientation.w) == pytest.approx(
+            1.5708, abs=1e-6)
+        assert list(slips[-1].friction_coefficient) == pytest.approx([1.05] * 4, abs=0.06)
+        command = Twist()
+        command.linear.x = 1.0
+
+        def moving():
+            twist.publish(command)
+            return odom[-1].twist.twist.linear.x > 0.5
+        assert ros_process.spin_until(node, moving, START_S, [launch.process])
+        stamps = [o.header.stamp.sec + o.header.stamp.nanosec * 1e-9 for o in odom[-20:]]
+        assert min(abs(b - a - 0.02) for a, b in zip(stamps, stamps[1:])) < 1e-6    # 50 Hz
+    finally:
+        listener.close()
+        output = launch.interrupt()
+    check_clean_stop(launch, output)
+    line = next((line for line in output.splitlines() if 'four_wheel' in line), output)
+    assert f'f1tenth (four_wheel) on uniform tarmac_dry, walls from {corridors};' in line, line
 
 
 def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():

@@ -31,6 +31,7 @@ import math
 import secrets
 import threading
 import time
+from typing import List
 
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 from rally_sim_msgs.msg import Collision
@@ -122,8 +123,10 @@ class SimulatorNode(Node):
         cars = self.session.cars
         what = f"{config['name']} ({config['model']})" if len(cars) == 1 else 'cars ' + ', '.join(
             f"{car.name} ({car.vehicle.config['name']})" for car in cars)
+        walls = self.session.scene.occupancy
+        walls = f"from {walls.source or 'a map'}" if walls is not None else 'none'
         self.get_logger().info(
-            f'{what} on {self.vehicle.surface.description}; physics '
+            f'{what} on {self.vehicle.surface.description}, walls {walls}; physics '
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
             f"{s['pacing']}{sync}, command mode {s['command_mode']}; sensors "
             f"{self.sensors.profile.name} ({', '.join(self.outputs.topics()) or 'none'}), seed "
@@ -254,8 +257,8 @@ class SimulatorNode(Node):
         except SensorError as error:
             raise ParameterError(f"parameter 'sensors': {error}") from None
         except ValueError as error:         # a start in a wall or on another car
-            keys = (f"'{names[0]}.initial_x', '{names[0]}.initial_y', ..." if names[0]
-                    else "'initial_x', 'initial_y'")
+            first = self._pose_keys(names[0])
+            keys = f"'{first[0]}', '{first[1]}'" + (', ...' if len(names) > 1 else '')
             raise ParameterError(f"parameters {keys}, 'map': {error}") from None
         return session
 
@@ -269,7 +272,7 @@ class SimulatorNode(Node):
         CAR_GAP_M to the right of the one before (the first at initial_x, ...).
         """
         s, car, vehicle = self.settings, self.car_names[k], vehicles[k]
-        keys = [f'{car}.{n}' if car else n for n in ('initial_x', 'initial_y', 'initial_yaw')]
+        keys = self._pose_keys(car)
         path = path_file(vehicle.surface.source) if vehicle.surface.source else None
         outlines = [footprint_of(v.config) for v in vehicles]
         if any(given(self, n) for n in keys) or (path is None and k == 0):
@@ -287,6 +290,26 @@ class SimulatorNode(Node):
             f"start{f' of {car}' if car else ''}: the stage's, at x = {x:.2f}, y = {y:.2f} m, "
             f'heading {yaw:.3f} rad along its path ({", ".join(keys)} move it)')
         return Start(x, y, yaw, s['initial_speed'])
+
+    def _pose_keys(self, car: str) -> List[str]:
+        """
+        Return the parameters of a car's start pose: initial_* for the one car of a node.
+
+        A node of one named car (f1tenth's ego_racecar) takes initial_x, ...
+        as its own unless NAME.initial_x, ... are given; a node of several
+        cars refuses them, naming the keys that place each car.
+        """
+        plain = ['initial_x', 'initial_y', 'initial_yaw']
+        if not car:
+            return plain
+        own = [f'{car}.{n}' for n in plain]
+        top = [n for n in plain if given(self, n)]
+        if top and len(self.car_names) > 1:
+            raise ParameterError(
+                f"parameter '{top[0]}'{source_of(top[0])} places the car of a node of one car; "
+                f"this node has {len(self.car_names)} ({', '.join(self.car_names)}): set "
+                f"'{self.car_names[0]}.{top[0]}' and the others' instead")
+        return plain if top and not any(given(self, n) for n in own) else own
 
     def _synchronous_mode(self):
         """Return the SynchronousMode of sync_controllers, or None when it is off."""

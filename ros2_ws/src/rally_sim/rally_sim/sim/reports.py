@@ -6,7 +6,8 @@ from typing import Dict
 
 WARN_PERIOD_S = 2.0
 """A warning of one kind is logged at most this often [wall s]; the count keeps every one."""
-COUNTERS = ('non_finite', 'clamped', 'overrun_steps', 'wrong_stamp', 'sync_timeouts', 'refused')
+COUNTERS = ('non_finite', 'clamped', 'overrun_steps', 'wrong_stamp', 'sync_timeouts', 'refused',
+            'unknown_space')
 
 
 def non_finite(fields: dict) -> str:

@@ -262,7 +262,23 @@ class Session:
             car.sensors.measure(steps, car.vehicle)
             state = car.front.emit(now_ns, publish, markers,
                                    car.sensors.delivered(steps)) or state
+        if publish and self.scene.occupancy is not None:
+            self._watch_unknown()
         return state
+
+    def _watch_unknown(self) -> None:
+        """Warn (at most every 2 s a car) of a car driving into the map's unknown space."""
+        occupancy = self.scene.occupancy
+        for car in self.cars:
+            x, y = (float(v) for v in car.vehicle.state[:2])
+            where = occupancy.unknown_at(x, y)
+            if where:
+                self.reports.count('unknown_space')
+                who = f"car '{car.name}'" if car.name else 'the car'
+                self.reports.warn(f'unknown_space {car.name}', (
+                    f'{who} drives into unknown space: at x = {x:.2f}, y = {y:.2f} m it is '
+                    f"{where} of the occupancy map ({occupancy.source or 'the map'}); its "
+                    'walls and lidar know nothing there'))
 
     def failed(self, error: FloatingPointError) -> None:
         """Hand the front end a failure of the physics (non-finite): it says what follows."""

@@ -343,6 +343,22 @@ def test_bad_parameter_at_start_is_an_error_naming_it(simulator, name, value, me
     assert message in ros_process.stop(client.process)
 
 
+def test_initial_pose_places_the_one_car_of_a_node_and_is_refused_with_several(simulator):
+    # Issue 47: a params file's initial_x went unheard in the f1tenth profile (one named car).
+    client = simulator(pacing='lockstep', cars=['ego_racecar'], initial_x=3.0, initial_y=-2.0,
+                       initial_yaw=0.5)
+    odom = Latest(client, Odometry, 'ego_racecar/odom')
+    pose = at(client, odom, client.step(0)).pose.pose
+    assert (pose.position.x, pose.position.y) == pytest.approx((3.0, -2.0), abs=1e-9)
+    assert yaw_of(pose.orientation) == pytest.approx(0.5)
+    ros_process.stop(client.process)
+    two = simulator(pacing='lockstep', cars=['red', 'blue'], initial_x=3.0)
+    assert two.process.wait(timeout=30) == 2
+    said = ros_process.stop(two.process)
+    assert ("parameter 'initial_x' places the car of a node of one car; this node has 2 (red, "
+            "blue): set 'red.initial_x' and the others' instead") in said
+
+
 def test_bad_parameter_at_run_time_is_refused_and_changes_nothing(simulator):
     client = simulator(**LOCKSTEP)
     slip = Latest(client, WheelSlip, 'wheel_slip')

@@ -176,3 +176,24 @@ def test_a_car_touching_already_has_no_safe_step_at_rest_or_moving():
     for bound in ((0.0, 5.0), (0.0, 0.0), (3.0, 0.0), (3.0, 5.0)):
         assert _steps(bound, np.float64(0.0), 0.001) == 0       # was 0 / 0: NaN, a crash
     assert _steps((0.0, 5.0), np.float64(0.01), 0.001) == 63    # sqrt(2 x 0.01 / 5) s
+
+
+def test_a_car_driving_into_a_maps_unknown_space_is_reported(caplog):
+    from rally_sim.world.occupancy import load_map
+    from support.maps import corridor_map
+    import logging
+    import tempfile
+    corridors = load_map(corridor_map(tempfile.mkdtemp()))
+    s, _ = session([('ego', Start(0.0, 0.0, 0.0, 3.0))], corridors, contact='off')
+    with caplog.at_level(logging.WARNING, logger='rally_sim'):
+        s.advance(500)                          # along the corridor: known ground
+        assert s.reports.counters['unknown_space'] == 0 and not caplog.records
+        s.teleport(3.5, 2.6, 0.0)               # the offices SLAM never saw
+        s.advance(s.publish_every, until_state=True)
+    assert s.reports.counters['unknown_space'] == 1
+    (record,) = caplog.records
+    assert record.getMessage().startswith(
+        "car 'ego' drives into unknown space: at x = 3.50, y = 2.60 m it is in an unknown cell "
+        'of the occupancy map (')
+    with pytest.raises(ValueError, match='outside the map'):     # off the map: refused
+        s.teleport(30.0, 0.0, 0.0)
