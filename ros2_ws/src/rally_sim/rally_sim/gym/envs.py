@@ -27,7 +27,7 @@ Without them (the default) the cars are stepped in one batch and observed
 as they are.
 """
 
-from typing import Any, Dict, Mapping, Optional, Type
+from typing import Any, Dict, Mapping, Optional, Tuple, Type
 
 import gymnasium
 from gymnasium import spaces
@@ -156,6 +156,11 @@ class RallySimEnv(gymnasium.Env):
         self.observation_space, self.action_space = _spaces(self.fleet)
         self.metadata = dict(self.metadata, render_fps=round(1.0 / self.fleet.task.period_s))
         self._canvas = None
+
+    @property
+    def observation_names(self) -> Tuple[str, ...]:
+        """Return the observation's fields, in order (the user guide lists them)."""
+        return self.fleet.task.observation_names
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict] = None):
         """Start a new episode (options: see the task's starts())."""

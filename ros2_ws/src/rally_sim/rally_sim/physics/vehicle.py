@@ -684,10 +684,20 @@ def _four(name: str, values) -> List[float]:
     return values
 
 
+FLOAT32_ROUNDING = 2.0 ** -23
+"""A command past its limit by no more than float32's rounding (relative) is at the limit: a
+float32 action of full lock (Gymnasium's Box, ackermann_msgs' float32) is not worth a note."""
+
+
+def _past_limit(value, clamped):
+    """Return where a clamped value moved by more than float32's rounding of the limit."""
+    return np.abs(value - clamped) > FLOAT32_ROUNDING * np.maximum(1.0, np.abs(clamped))
+
+
 def _clamp_one(notes: List[str], label: str, value: float, low: float, high: float) -> float:
-    """Clamp one value to [low, high], noting a message if it changed."""
+    """Clamp one value to [low, high], noting a message if it changed beyond rounding."""
     clamped = min(max(value, low), high)
-    if clamped != value:
+    if _past_limit(value, clamped):
         notes.append(f'{label} = {value:g} clamped to {clamped:g} (limit [{low:g}, {high:g}])')
     return clamped
 
@@ -697,9 +707,10 @@ def _clamp(notes: List[Tuple[int, str]], name: str, values: np.ndarray, low, hig
     low = np.broadcast_to(low, values.shape[1:]) if values.ndim > 1 else low
     high = np.broadcast_to(high, values.shape[1:]) if values.ndim > 1 else high
     clamped = np.clip(values, low, high)
-    if (clamped == values).all():
+    past = _past_limit(values, clamped)
+    if not past.any():
         return clamped
-    for index in np.argwhere(clamped != values):
+    for index in np.argwhere(past):
         row = int(index[0])
         label = f'{name}[{WHEELS[index[1]]}]' if values.ndim > 1 else name
         lo = low[index[1]] if values.ndim > 1 else low

@@ -32,6 +32,7 @@ from ..physics.integrators import advance
 from ..physics.jit import njit
 from ..physics.model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, VX, VY, X, Y, YAW, YAW_RATE)
+from ..physics.vehicle import FLOAT32_ROUNDING
 from ..world.contact import wall_clearance
 from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
 
@@ -78,6 +79,12 @@ def clamp(value: float, low: float, high: float) -> float:
 
 
 @njit
+def moved(value: float, clamped: float) -> bool:
+    """Return whether clamping moved a value beyond float32's rounding (vehicle._past_limit)."""
+    return abs(value - clamped) > FLOAT32_ROUNDING * max(1.0, abs(clamped))
+
+
+@njit
 def speed_push(state, command, k, f, speed_dt: float) -> bool:
     """
     Give the car the intake's command in speed mode: the speed controller's, clamped.
@@ -111,16 +118,16 @@ def speed_push(state, command, k, f, speed_dt: float) -> bool:
             for i in range(4):
                 brake[i] = first_min(total * k[K_SHARES + i], k[K_BRAKE_LIMIT + i])
     steer = clamp(f[F_STEER], -k[K_MAX_STEER], k[K_MAX_STEER])
-    clamped = steer != f[F_STEER]
+    clamped = moved(f[F_STEER], steer)
     command[C_STEER] = steer
     command[C_RATE] = abs(f[F_RATE])
     for i in range(4):
         d = k[K_DRIVE_LIMIT + i]
         value = clamp(drive[i], -d, d)
-        clamped = clamped or value != drive[i]
+        clamped = clamped or moved(drive[i], value)
         command[C_DRIVE + i] = value
         value = clamp(brake[i], 0.0, k[K_BRAKE_LIMIT + i])
-        clamped = clamped or value != brake[i]
+        clamped = clamped or moved(brake[i], value)
         command[C_BRAKE + i] = value + 0.0 * k[K_HANDBRAKE + i]
     command[C_HANDBRAKE] = 0.0
     if clamped:

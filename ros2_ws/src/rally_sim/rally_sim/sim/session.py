@@ -277,8 +277,8 @@ class Session:
                 who = f"car '{car.name}'" if car.name else 'the car'
                 self.reports.warn(f'unknown_space {car.name}', (
                     f'{who} drives into unknown space: at x = {x:.2f}, y = {y:.2f} m it is '
-                    f"{where} of the occupancy map ({occupancy.source or 'the map'}); its "
-                    'walls and lidar know nothing there'))
+                    f"{where} ({occupancy.source or 'the map'}); its walls and lidar know "
+                    'nothing there'))
 
     def failed(self, error: FloatingPointError) -> None:
         """Hand the front end a failure of the physics (non-finite): it says what follows."""

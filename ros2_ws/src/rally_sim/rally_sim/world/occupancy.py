@@ -85,13 +85,13 @@ class OccupancyMap(NamedTuple):
                 math.floor((-s * dx + c * dy) / self.resolution_m))
 
     def unknown_at(self, x: float, y: float) -> str:
-        """Return why (x, y) is not known ground: 'off the map', 'in an unknown cell', or ''."""
+        """Return why (x, y) is not known ground ('' where it is), in words for a warning."""
         col, row_from_bottom = self._cell_of(x, y)
         rows, cols = self.cells.shape
         if not (0 <= col < cols and 0 <= row_from_bottom < rows):
-            return 'off the map'
-        return 'in an unknown cell' if self.cells[rows - 1 - row_from_bottom, col] == UNKNOWN \
-            else ''
+            return 'off the occupancy map'
+        return ('in a cell the occupancy map does not know (neither free nor occupied)'
+                if self.cells[rows - 1 - row_from_bottom, col] == UNKNOWN else '')
 
     def is_blocked(self, x: float, y: float) -> bool:
         """Return whether the odom point (x, y) lies in an occupied cell (outside: free)."""

@@ -220,3 +220,26 @@ def test_a_bad_vehicle_override_is_refused_with_its_key_and_range():
     with pytest.raises(ConfigError, match=r'actuation\.steer\.delay_s.*1'):
         gymnasium.make('rally_sim/RallyDrive-v0',
                        vehicle_overrides={'actuation.steer.delay_s': 2.0})
+
+
+@pytest.mark.parametrize('name', ['rally_sim/RallyDrive-v0', 'rally_sim/Drift-v0'])
+def test_the_user_guide_names_the_observation_fields_as_the_task_does(name):
+    import os
+    import re
+    guide = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..', 'docs',
+                         'user_guide.md')
+    with open(guide, encoding='utf-8') as stream:
+        line = next(line for line in stream if line.startswith(f'- `{name}`: '))
+    from rally_sim.physics.model import OMEGA
+    env = gymnasium.make(name)
+    names = env.unwrapped.observation_names
+    assert re.findall(r'`([^`]+)`', line)[1:] == list(names)
+    observation, _ = env.reset(seed=3)
+    for _ in range(5):
+        observation, *_ = env.step(np.array([0.2, 0.8], dtype=np.float32))
+    assert observation.shape == (len(names),)
+    fleet = env.unwrapped.fleet
+    state, radius = fleet.states[0], fleet.config['wheel_radius_m']
+    rim = [observation[names.index(f'rim_{w}')] for w in ('fl', 'fr', 'rl', 'rr')]
+    assert rim == pytest.approx(state[OMEGA:OMEGA + 4] * radius - state[VX], abs=1e-4)
+    assert max(abs(r) for r in rim) > 0.01          # the drive spins the wheels: m/s, not 1

@@ -155,6 +155,19 @@ def test_values_beyond_limits_are_clamped_and_reported(v40):
     assert len(notes) == 5
 
 
+
+def test_a_float32_command_at_the_limit_is_at_the_limit_with_no_note(v40):
+    # Issue 47: Gymnasium's full-lock action warned "steer_rad = -0.6 clamped to -0.6".
+    car = Vehicle(v40)
+    lock = float(np.float32(-0.6))                  # -0.6000000238: float32's rounding past
+    assert lock < -0.6
+    assert car.set_command(Command(steer_rad=lock)) == []
+    from rally_sim.physics.integrators import C_STEER
+    assert car.command[C_STEER] == -0.6             # clamped all the same
+    assert car.set_command(Command(steer_rad=-0.6 - 1e-6)) == [
+        'steer_rad = -0.600001 clamped to -0.6 (limit [-0.6, 0.6])']
+
+
 def test_bad_step_size_is_rejected(v40):
     car = Vehicle(v40)
     for dt in (0.0, -0.01, math.nan):

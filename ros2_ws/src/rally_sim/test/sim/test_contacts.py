@@ -193,7 +193,7 @@ def test_a_car_driving_into_a_maps_unknown_space_is_reported(caplog):
     assert s.reports.counters['unknown_space'] == 1
     (record,) = caplog.records
     assert record.getMessage().startswith(
-        "car 'ego' drives into unknown space: at x = 3.50, y = 2.60 m it is in an unknown cell "
-        'of the occupancy map (')
+        "car 'ego' drives into unknown space: at x = 3.50, y = 2.60 m it is in a cell the "
+        'occupancy map does not know (neither free nor occupied) (')
     with pytest.raises(ValueError, match='outside the map'):     # off the map: refused
         s.teleport(30.0, 0.0, 0.0)
