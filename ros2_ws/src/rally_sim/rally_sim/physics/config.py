@@ -281,7 +281,12 @@ def _flatten(tree: Mapping, prefix: str = '') -> Dict[str, Any]:
 def check_value(key: str, value: Any) -> Any:
     """Return `value` converted for `key`, or raise ConfigError naming both."""
     if key not in FIELDS:
-        raise ConfigError(f"unknown key '{key}'; known keys: {', '.join(FIELDS)}")
+        import difflib
+        near = difflib.get_close_matches(key, FIELDS, n=3)
+        raise ConfigError(f"unknown key '{key}'" + (
+            f" (did you mean {' or '.join(repr(k) for k in near)}?)" if near else '')
+            + '; every key is listed in docs/vehicle_files.md (python -m '
+            'rally_sim.vehicle_keys)')
     spec = FIELDS[key]
     if spec.kind is list:
         return _check_list(key, value, spec)
@@ -390,11 +395,30 @@ def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
     if not isinstance(tree, Mapping):
         raise ConfigError(f'{source}: the file must hold a mapping of keys to values')
     flat = _flatten(tree)
+    values, problems = {}, []
+    for key, value in flat.items():
+        try:
+            values[key] = check_value(key, value)
+        except ConfigError as error:
+            problems.append(str(error))
+    if problems:            # all of them at once, with the keys the file lacks
+        missing = missing_keys(flat, values.get('model', FIELDS['model'].default))
+        if missing:
+            problems.append(f"missing key(s) {', '.join(missing)}")
+        raise ConfigError(f'{source}: ' + (problems[0] if len(problems) == 1 else (
+            f'{len(problems)} problems:\n' + '\n'.join(f'  - {p}' for p in problems))))
     try:
-        values = {key: check_value(key, value) for key, value in flat.items()}
         return VehicleConfig.of(values)
     except ConfigError as error:
         raise ConfigError(f'{source}: {error}') from None
+
+
+def missing_keys(given: Mapping[str, Any], model: str) -> list:
+    """Return the keys a vehicle file of `model` must set that `given` lacks (drivetrain aside)."""
+    return [key for key, spec in FIELDS.items()
+            if key not in given and spec.default is None and model in spec.models
+            and key not in DRIVETRAIN_FIELDS
+            and not any(o == key and n in given for n, o in STEER_ALIASES.items())]
 
 
 def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
@@ -408,10 +432,7 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     if unused:
         raise ConfigError(f"key(s) {', '.join(unused)} not used by model '{model}'")
     _check_layout(values)
-    missing = [key for key, spec in FIELDS.items()
-               if key not in values and spec.default is None and model in spec.models
-               and key not in DRIVETRAIN_FIELDS
-               and not any(o == key and n in values for n, o in STEER_ALIASES.items())]
+    missing = missing_keys(values, model)
     if missing:
         raise ConfigError(f"missing key(s) {', '.join(missing)}")
     completed = {key: spec.neutral if model not in spec.models else spec.default

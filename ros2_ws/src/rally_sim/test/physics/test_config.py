@@ -148,3 +148,36 @@ def test_a_drivetrain_section_loads_with_its_defaults(tmp_path):
 def test_bad_drivetrains_name_the_key(tmp_path, changes, message):
     with pytest.raises(ConfigError, match=message):
         load_vehicle(write(tmp_path, with_drivetrain(**changes)))
+
+
+def test_a_file_with_several_bad_and_missing_keys_is_refused_with_all_of_them(tmp_path):
+    tree = v40_tree()
+    tree.update(mass_kg=-3.0, wheel_radius_m=math.nan, wheelbase_m=2.6)
+    tree['tyres']['rear']['C'] = 9.0
+    tree.pop('half_track_m')
+    tree.pop('cg_height_m')
+    with pytest.raises(ConfigError) as refused:
+        load_vehicle(write(tmp_path, tree))
+    lines = str(refused.value).splitlines()
+    assert lines[0].endswith('car.yaml: 5 problems:')
+    assert sorted(lines[1:-1]) == sorted([       # in the file's order, the missing last
+        "  - key 'mass_kg' = -3.0 is out of range [1, 100000]: total mass [kg]",
+        "  - key 'wheel_radius_m' = nan is out of range [0.01, 2]: wheel radius R [m]",
+        "  - unknown key 'wheelbase_m' (did you mean 'wheel_radius_m'?); every key is listed "
+        'in docs/vehicle_files.md (python -m rally_sim.vehicle_keys)',
+        "  - key 'tyres.rear.C' = 9.0 is out of range [0.1, 3]: rear Pacejka shape factor C"])
+    assert lines[-1] == '  - missing key(s) half_track_m, cg_height_m'
+
+
+def test_the_docs_list_every_key_as_the_schema_has_it():
+    import os
+    from rally_sim.cli.vehicle_keys import reference
+    docs = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..', 'docs',
+                        'vehicle_files.md')
+    with open(docs, encoding='utf-8') as stream:
+        assert stream.read() == reference(), ('docs/vehicle_files.md is not the schema now: '
+                                              'python -m rally_sim.vehicle_keys --output '
+                                              'docs/vehicle_files.md')
+    for key, spec in FIELDS.items():
+        row = next(line for line in reference().splitlines() if line.startswith(f'| `{key}` |'))
+        assert ('required' in row or 'with a drivetrain' in row) == (spec.default is None)

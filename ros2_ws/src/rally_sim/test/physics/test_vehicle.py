@@ -155,7 +155,6 @@ def test_values_beyond_limits_are_clamped_and_reported(v40):
     assert len(notes) == 5
 
 
-
 def test_a_float32_command_at_the_limit_is_at_the_limit_with_no_note(v40):
     # Issue 47: Gymnasium's full-lock action warned "steer_rad = -0.6 clamped to -0.6".
     car = Vehicle(v40)
