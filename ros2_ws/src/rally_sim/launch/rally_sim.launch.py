@@ -120,11 +120,24 @@ def generate_launch_description():
                               description='topic_profile f1tenth: your occupancy map (a '
                               "map_server YAML) over ground of one surface (surface:=); '': "
                               'the track'),
-        *[DeclareLaunchArgument(name, default_value='', description=(
-            f"topic_profile f1tenth: the {car} car's start {what} (f1tenth_gym_ros's {name}); "
-            "'': the track's start, or 0"))
-          for car, names in F1TENTH_STARTS.items()
-          for name, what in zip(names, ('x [m]', 'y [m]', 'yaw [rad]'))],
+        DeclareLaunchArgument('sx', default_value='',
+                              description="topic_profile f1tenth: the ego car's start "
+                              "x [m]; '': the track's start, or 0"),
+        DeclareLaunchArgument('sy', default_value='',
+                              description="topic_profile f1tenth: the ego car's start "
+                              "y [m]; '': the track's start, or 0"),
+        DeclareLaunchArgument('stheta', default_value='',
+                              description="topic_profile f1tenth: the ego car's start "
+                              "yaw [rad]; '': the track's start, or 0"),
+        DeclareLaunchArgument('sx1', default_value='',
+                              description="topic_profile f1tenth: the opponent car's start "
+                              "x [m]; '': the track's start, or 0"),
+        DeclareLaunchArgument('sy1', default_value='',
+                              description="topic_profile f1tenth: the opponent car's start "
+                              "y [m]; '': the track's start, or 0"),
+        DeclareLaunchArgument('stheta1', default_value='',
+                              description="topic_profile f1tenth: the opponent car's start "
+                              "yaw [rad]; '': the track's start, or 0"),
         DeclareLaunchArgument('scan_rate_hz', default_value='40.0',
                               description='topic_profile f1tenth: the rate of scans and '
                               "odometry [Hz] (40: the Hokuyo UST-10LX's)"),

@@ -1,5 +1,5 @@
 """
-The README's and the user guide's code blocks: run as written, checked, or marked with why not.
+The README's and the docs pages' code blocks: run as written, checked, or marked with why not.
 
 Each fenced block carries a marker on the line before it:
 
@@ -29,7 +29,8 @@ import yaml
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))
-DOCUMENTS = ['README.md', os.path.join('docs', 'user_guide.md')]
+DOCUMENTS = ['README.md'] + [os.path.join('docs', page) for page in (
+    'ros.md', 'f1tenth.md', 'scenarios.md', 'physics.md', 'layout.md', 'user_guide.md')]
 MARKER = re.compile(r'<!-- doc-test: (run after|run with (--duration [0-9.]+)|run|'
                     r'scenario over (\w+)|scenario|campaign|not run: .+) -->$')
 SHORTENED = re.compile(r'^(\./rally (?:run|scenario)\b[^#]*?)(\s*#.*)?$', re.MULTILINE)

@@ -12,7 +12,7 @@ import yaml
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAUNCH_FILES = ['rally_sim.launch.py', 'two_cars.launch.py']
-README = os.path.join(PACKAGE, '..', '..', '..', 'README.md')
+ROS_PAGE = os.path.join(PACKAGE, '..', '..', '..', 'docs', 'ros.md')
 
 
 @pytest.mark.parametrize('name', LAUNCH_FILES)
@@ -88,8 +88,8 @@ def declared_arguments(name: str) -> dict:
 
 
 def readme_arguments(name: str) -> dict:
-    """Return {argument: default, None if in words} listed for a launch file in the README."""
-    with open(os.path.join(README), encoding='utf-8') as stream:
+    """Return {argument: default, None if in words} listed for a launch file in docs/ros.md."""
+    with open(ROS_PAGE, encoding='utf-8') as stream:
         section = stream.read().split('### Launch files', 1)[1].split('\n## ', 1)[0]
     block = section.split(f'`{name}`:', 1)[1].split('\n\n`', 1)[0]
     listed = {}
@@ -112,6 +112,7 @@ def test_two_car_launch_takes_the_one_car_arguments_per_car():
     per_car = {'namespace', 'vehicle'}
     # one simulator: one clock, one stage, one RViz; a topic profile of one car's
     of_the_simulator = {'publish_clock', 'publish_stage', 'trail_colour', 'rviz_config',
-                        'topic_profile', 'opponent'}
+                        'topic_profile', 'opponent', 'map', 'sx', 'sy', 'stheta', 'sx1', 'sy1',
+                        'stheta1', 'scan_rate_hz'}
     assert two_cars == (one_car - per_car - of_the_simulator) | {
         f'{car}_{argument}' for car in ('car1', 'car2') for argument in per_car}
