@@ -37,6 +37,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .continuation import jacobian
 from .drivetrain.driveline import gear_ratio
 from .drivetrain.equations import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
 from .families import Family, trace_family
@@ -402,9 +403,8 @@ class SteadyState:
         for _ in range(MAX_ITERATIONS):
             if not math.isfinite(norm) or norm < RESIDUAL_TOLERANCE:
                 break
-            jacobian = _central_jacobian(residual, u)
             try:
-                du = np.linalg.solve(jacobian, -g)
+                du = np.linalg.solve(jacobian(residual, u), -g)
             except np.linalg.LinAlgError:
                 break
             t = 1.0
@@ -589,7 +589,7 @@ class SteadyState:
             trial[rows] = values
             return self.step_once(trial, command)[rows]
 
-        return _central_jacobian(step_map, state[rows])
+        return jacobian(step_map, state[rows])
 
     def eigenvalues(self, state: np.ndarray, command: np.ndarray) -> Tuple[np.ndarray, int]:
         """
@@ -637,15 +637,3 @@ class SteadyState:
         if self.vehicle.method == EULER:
             return (multipliers - 1.0) / h
         return np.log(multipliers) / h
-
-
-def _central_jacobian(function, u: np.ndarray) -> np.ndarray:
-    """Return d function / du by central differences (steps 1e-6 x max(1, |u_j|))."""
-    columns = []
-    for j in range(len(u)):
-        eps = 1e-6 * max(1.0, abs(u[j]))
-        up, down = u.copy(), u.copy()
-        up[j] += eps
-        down[j] -= eps
-        columns.append((function(up) - function(down)) / (2.0 * eps))
-    return np.column_stack(columns)
