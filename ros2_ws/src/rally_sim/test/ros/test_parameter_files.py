@@ -27,7 +27,7 @@ NON_DEFAULT = {
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
     'sensors': 'typical', 'seed': 4711, 'tf_source': 'none', 'publish_stage': False,
     'trail_length_s': 12.5, 'trail_colour': 'slip', 'map': 'none', 'contact': 'off',
-    'cmd_vel_stamped': True, 'cars': ['red', 'blue']}
+    'cmd_vel_stamped': True, 'cars': ['solo']}    # one named car: initial_* place it
 """A value other than the default for every parameter, in rcl's YAML as a user writes it."""
 
 
