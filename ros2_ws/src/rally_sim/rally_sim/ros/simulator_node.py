@@ -54,7 +54,7 @@ from ..physics import jit, load_vehicle, Vehicle
 from ..resources import surface_from, vehicle_path, walls_from
 from ..sensors import load_profile, SensorError
 from ..sim import Front, prepare, Session, Start  # noqa: F401  prepare: ros/process.py
-from ..sim.pacing import Pacing
+from ..sim.pacing import Pacing, RealTimeLoop
 from ..sim.reports import non_finite
 from ..sim.session import car_seed
 from ..world.scene import footprint_of
@@ -110,12 +110,19 @@ class SimulatorNode(Node):
         self.add_on_set_parameters_callback(self.serialized(
             lambda params: refuse_or_accept(params, self._apply_parameter)))
         self.stop_requested = lambda: False     # the process's stop flag (spinning.py sets it)
-        if s['pacing'] != 'lockstep':
+        self._held, self._holding = None, []
+        self.background_error = None            # of the pacing thread: spinning.py raises it
+        self._pacer = None
+        if s['pacing'] == 'fast' or (s['pacing'] == 'realtime' and self.sync):
             self.create_timer(self.pacing.timer_period_s(s['publish_rate_hz']),
                               self.serialized(self._tick_sync if self.sync else self._tick),
                               clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.at_step(publish=True, markers=True)
         self._log_start(self.vehicle.config)
+        if s['pacing'] == 'realtime' and not self.sync:
+            self._pacer = threading.Thread(target=self._pace, name='pacing', daemon=True)
+            self._pacing_stop = threading.Event()
+            self._pacer.start()
 
     def _log_start(self, config) -> None:
         s = self.settings
@@ -412,6 +419,7 @@ class SimulatorNode(Node):
 
     def _forget_measurements(self) -> None:
         """Drop what was measured before a jump (reset, teleport): none of it holds."""
+        self._holding = []              # the outputs of the instant paced before it, too
         for front in self.fronts:
             front.outputs.measured.forget()
             if front.outputs.trail is not None:
@@ -452,13 +460,56 @@ class SimulatorNode(Node):
         self._forget_measurements()
 
     def _tick(self) -> None:
-        """Timer: take the steps that wall-clock pacing says are due."""
-        if not self._may_advance():
-            self.pacing.restart(self.sim_steps)     # real time counts from when time may run
-            return
-        steps = self.pacing.steps_to_take(self.sim_steps, self.publish_every)
-        if steps > 0:
+        """Timer in fast pacing: a publishing period's steps."""
+        if self._may_advance():
+            self.advance(self.publish_every)
+
+    def _pace(self) -> None:
+        """The pacing thread in real time: each output instant on its deadline (pacing.py)."""
+        loop = RealTimeLoop(self.pacing, lock=self._lock)
+        idle_s = self.pacing.timer_period_s(self.settings['publish_rate_hz'])
+        try:
+            while not self._pacing_stop.is_set():
+                loop.wake(self, idle_s)
+        except Exception as error:   # noqa: B902 -- raised again in the spinning thread
+            self.background_error = error
+
+    def stop_pacing(self) -> None:
+        """Stop the pacing thread (before the last outputs are flushed), if there is one."""
+        if self._pacer is not None:
+            self._pacing_stop.set()
+            self._pacer.join()
+            self._pacer = None
+
+    def destroy_node(self) -> None:
+        """Stop pacing, then destroy the node."""
+        self.stop_pacing()
+        super().destroy_node()
+
+    # ---- what RealTimeLoop paces (sim/pacing.py: Paced) ------------------------
+
+    def may_advance(self) -> bool:
+        """Return whether simulated time may run now."""
+        return self._may_advance()
+
+    def next_instant(self) -> int:
+        """Return the next step with an output (the session's)."""
+        return self.session.next_instant()
+
+    def take_steps(self, steps: int) -> bool:
+        """Take the steps with their outputs held for hand_out(); return whether any are."""
+        self._held = []
+        try:
             self.advance(steps)
+        finally:
+            self._holding, self._held = self._held, None
+        return bool(self._holding)
+
+    def hand_out(self) -> None:
+        """Publish the outputs take_steps() held (none once a reset or teleport dropped them)."""
+        holding, self._holding = self._holding, []
+        for args in holding:
+            self.emit_outputs(*args)
 
     def _on_step(self, request, response):
         if self.settings['pacing'] != 'lockstep':
@@ -492,6 +543,7 @@ class SimulatorNode(Node):
 
     def flush(self) -> None:
         """Wait, at most shutdown_flush_s, until every subscriber has what was published."""
+        self.stop_pacing()
         deadline = time.monotonic() + self.settings['shutdown_flush_s']
         for front in self.fronts:
             front.outputs.flush(max(0.0, deadline - time.monotonic()))
@@ -515,7 +567,11 @@ class SimulatorNode(Node):
 
     def emit_outputs(self, outputs: Outputs, now_ns: int, publish: bool, markers: bool,
                      delivered) -> bool:
-        """Publish a car's outputs of an instant: the truth, delivered measurements."""
+        """Publish a car's outputs of an instant: the truth, delivered measurements (or hold them)."""
+        if self._held is not None:
+            if publish or delivered:
+                self._held.append((outputs, now_ns, publish, markers, delivered))
+            return False
         odometry = None
         if publish:
             self._published_at = self.sim_steps

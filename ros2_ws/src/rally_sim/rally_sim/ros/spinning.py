@@ -95,6 +95,8 @@ def spin_until_shutdown(node: Node, stop: StopRequest = None) -> None:
             executor.spin_once(timeout_sec=SPIN_TIMEOUT_S)
             if side is not None and side.error is not None:
                 raise side.error
+            if getattr(node, 'background_error', None) is not None:
+                raise node.background_error     # the node's own thread failed (its pacing)
         if side is not None:
             side.stop()
             side = None

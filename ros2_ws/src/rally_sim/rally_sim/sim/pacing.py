@@ -2,24 +2,37 @@
 When the simulator node takes its physics steps: real time, as fast as possible, or lockstep.
 
 Simulated time is steps x dt whatever the wall clock does; pacing only
-decides how many steps are due. In realtime pacing the steps due follow the
-wall clock scaled by real_time_factor, counted from the first tick (start-up
-is not taken for missed steps); a backlog longer than max_catch_up_s is
-dropped and reported. Lockstep steps on the `step` service only.
+decides when steps are taken. In realtime pacing every output instant (a
+publishing instant, a sensor's measurement or delivery) has a deadline on
+the monotonic clock, counted from the first instant paced (start-up is not
+taken for missed steps): the step count over the steps per wall second
+(real_time_factor / dt). RealTimeLoop takes an instant's physics a little
+before its deadline and hands out its outputs when the clock reaches it:
+never early, one instant a wake-up. A backlog (a stall) is caught up, the
+instants back to back, up to max_catch_up_s; beyond that it is dropped and
+reported. Lockstep steps on the `step` service only.
 """
 
+import contextlib
 import math
 import time
-from typing import Dict
+from typing import Callable, ContextManager, Dict, Protocol
 
 from .reports import Reports
+
+LEAD_S = 0.0005
+"""How much earlier than the time its physics took an instant's wake-up comes, at least [s]."""
+WORK_MEMORY = 0.98
+"""How much of the longest physics time an instant remembers from the one before."""
 
 
 class Pacing:
     """The wall-clock accounting of one node's pacing."""
 
-    def __init__(self, settings: Dict, dt: float, reports: Reports):
+    def __init__(self, settings: Dict, dt: float, reports: Reports,
+                 clock: Callable[[], float] = time.monotonic):
         """Pace steps of dt [s] by the node's settings (pacing, real_time_factor, catch-up)."""
+        self.clock = clock
         self.settings = settings
         self.dt = dt
         self.reports = reports
@@ -32,14 +45,14 @@ class Pacing:
         return self.settings['pacing']
 
     def timer_period_s(self, publish_rate_hz: float) -> float:
-        """Return the wall period of the node's timer: a publish period, scaled."""
+        """Return the wall period of the node's timer (fast, synchronous): a publish period."""
         period = (1.0 / publish_rate_hz) / (
             self.settings['real_time_factor'] if self.mode == 'realtime' else 1.0)
         return min(period, 0.01) if self.mode == 'fast' else period
 
     def restart(self, steps: int) -> None:
         """Count real time from now, with `steps` steps taken at this instant."""
-        self._wall_start = time.monotonic()
+        self._wall_start = self.clock()
         self._steps_at_start = steps
 
     def due_steps(self, steps: int) -> int:
@@ -47,20 +60,19 @@ class Pacing:
         if self._wall_start is None:
             self.restart(steps)
         return self._steps_at_start + math.floor(
-            (time.monotonic() - self._wall_start) * self.settings['real_time_factor'] / self.dt)
+            (self.clock() - self._wall_start) * self.settings['real_time_factor'] / self.dt)
 
     def _catch_up_limit(self) -> int:
         return max(1, round(self.settings['max_catch_up_s'] / self.dt))
 
-    def steps_to_take(self, steps: int, publish_every: int) -> int:
+    def deadline_s(self, steps: int, instant: int) -> float:
         """
-        Return how many steps to take now, `steps` taken so far (realtime or fast).
+        Return the monotonic time at which step `instant` is due, `steps` taken so far.
 
-        Fast: one publishing period. Realtime: what is due, at most
-        max_catch_up_s of it; the rest is dropped, counted and reported.
+        Counted from the start (restart) in steps of dt / real_time_factor. A
+        backlog over max_catch_up_s is dropped first: counted, reported, and
+        real time counts afresh from the end of what is caught up.
         """
-        if self.mode == 'fast':
-            return publish_every
         missing = self.due_steps(steps) - steps
         limit = self._catch_up_limit()
         if missing > limit:
@@ -69,8 +81,8 @@ class Pacing:
                 'overrun', f'cannot keep up with real time x{self.settings["real_time_factor"]:g}'
                 f': {overrun * self.dt:.3f} s of simulated time dropped so far')
             self.restart(steps + limit)
-            missing = limit
-        return max(missing, 0)
+        return self._wall_start + (instant - self._steps_at_start) * self.dt / self.settings[
+            'real_time_factor']
 
     def allows(self, steps: int, more: int) -> bool:
         """
@@ -86,3 +98,77 @@ class Pacing:
             self.restart(steps)
             return True
         return steps + more <= due
+
+
+class Paced(Protocol):
+    """What a RealTimeLoop paces: a session's front end (the node)."""
+
+    sim_steps: int
+
+    def may_advance(self) -> bool:
+        """Return whether simulated time may run now (not paused, observers there)."""
+
+    def next_instant(self) -> int:
+        """Return the next step after sim_steps at which something may be output."""
+
+    def take_steps(self, steps: int) -> bool:
+        """Take the steps, their outputs held; return whether any are held."""
+
+    def hand_out(self) -> None:
+        """Publish the outputs held."""
+
+
+class RealTimeLoop:
+    """
+    Real-time pacing to absolute deadlines: an instant's physics before it, its outputs at it.
+
+    Each wake-up: find the next output instant and its deadline (Pacing),
+    sleep until the deadline less the lead (the longest recent physics time
+    and a margin), take the steps to the instant with the outputs held,
+    sleep until the deadline, hand the outputs out. The clock and the sleep
+    are injected (tests); `lock` is held for the work, not for the sleeps,
+    so commands that come meanwhile are taken at the next step after them.
+    """
+
+    def __init__(self, pacing: Pacing, sleep: Callable[[float], None] = time.sleep,
+                 lock: ContextManager = None):
+        """Pace with `pacing` (its clock), sleeping with `sleep`, working under `lock`."""
+        self.pacing = pacing
+        self.sleep = sleep
+        self.lock = lock if lock is not None else contextlib.nullcontext()
+        self.work_s = 0.0
+
+    @property
+    def lead_s(self) -> float:
+        """Return how long before a deadline its physics starts [s]."""
+        return 2.0 * self.work_s + LEAD_S
+
+    def sleep_until(self, deadline: float) -> None:
+        """Sleep until the clock reads `deadline` or later (never wakes early)."""
+        clock = self.pacing.clock
+        while (left := deadline - clock()) > 0.0:
+            self.sleep(left)
+
+    def wake(self, sim: Paced, idle_s: float) -> None:
+        """Pace one instant of `sim` (or, while time may not run, wait idle_s)."""
+        with self.lock:
+            if sim.may_advance():
+                steps = sim.sim_steps
+                instant = sim.next_instant()
+                deadline = self.pacing.deadline_s(steps, instant)
+            else:
+                self.pacing.restart(sim.sim_steps)   # real time counts from when it may run
+                deadline = None
+        if deadline is None:
+            self.sleep(idle_s)
+            return
+        self.sleep_until(deadline - self.lead_s)
+        clock = self.pacing.clock
+        with self.lock:
+            started = clock()
+            held = sim.take_steps(max(instant - sim.sim_steps, 0))
+            self.work_s = max(clock() - started, WORK_MEMORY * self.work_s)
+        if held:
+            self.sleep_until(deadline)
+            with self.lock:
+                sim.hand_out()

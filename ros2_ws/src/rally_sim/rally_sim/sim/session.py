@@ -249,6 +249,16 @@ class Session:
         """Take up to `steps` physics steps (stepping.advance); until_state: to the next state."""
         stepping.advance(self, steps, until_state)
 
+    def next_instant(self) -> int:
+        """Return the next step after now with an output: a publishing instant, a sensor event."""
+        steps = self.sim_steps
+        instant = steps + self.publish_every - steps % self.publish_every
+        for car in self.cars:
+            event = car.sensors.next_event()
+            if event is not None:
+                instant = min(instant, max(event, steps + 1))
+        return instant
+
     def at_step(self, publish: bool, markers: bool = False) -> bool:
         """
         Measure what is due now; hand each car's front end the instant's outputs.
