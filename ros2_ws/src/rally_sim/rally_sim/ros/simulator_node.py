@@ -476,7 +476,7 @@ class SimulatorNode(Node):
 
     def stop_pacing(self) -> None:
         """Stop the pacing thread (before the last outputs are flushed), if there is one."""
-        if self._pacer is not None:
+        if getattr(self, '_pacer', None) is not None:       # (not when __init__ failed)
             self._pacing_stop.set()
             self._pacer.join()
             self._pacer = None

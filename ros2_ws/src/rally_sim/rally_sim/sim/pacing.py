@@ -137,6 +137,7 @@ class RealTimeLoop:
         self.sleep = sleep
         self.lock = lock if lock is not None else contextlib.nullcontext()
         self.work_s = 0.0
+        self.held_still = True      # time has not run yet
 
     @property
     def lead_s(self) -> float:
@@ -152,14 +153,14 @@ class RealTimeLoop:
     def wake(self, sim: Paced, idle_s: float) -> None:
         """Pace one instant of `sim` (or, while time may not run, wait idle_s)."""
         with self.lock:
-            if sim.may_advance():
+            held_still, self.held_still = self.held_still, not sim.may_advance()
+            if not self.held_still:
                 steps = sim.sim_steps
+                if held_still:
+                    self.pacing.restart(steps)      # real time counts from when time may run
                 instant = sim.next_instant()
                 deadline = self.pacing.deadline_s(steps, instant)
-            else:
-                self.pacing.restart(sim.sim_steps)   # real time counts from when it may run
-                deadline = None
-        if deadline is None:
+        if self.held_still:
             self.sleep(idle_s)
             return
         self.sleep_until(deadline - self.lead_s)

@@ -387,13 +387,18 @@ def test_bad_parameter_at_run_time_is_refused_and_changes_nothing(simulator):
 def test_realtime_pacing_follows_the_wall_clock(simulator):
     # Real time on a loaded machine: simulated time keeps pace within a wide
     # tolerance (the node needs a small share of one core).
+    # Each publishing instant once, in order (the pacing rule itself: test/sim/test_pacing.py).
     client = simulator(initial_speed=5.0, command_timeout_s=0.0)
     odom = Latest(client, Odometry, 'odom')
     assert client.spin_until(lambda: len(odom.messages) > 5, timeout_s=30.0)
-    first_ns, wall = stamp_ns(odom.last), time.monotonic()
+    first, first_ns, wall = len(odom.messages), stamp_ns(odom.last), time.monotonic()
     client.spin_until(lambda: time.monotonic() - wall > 3.0, timeout_s=5.0)
     ratio = (stamp_ns(odom.last) - first_ns) / 1e9 / (time.monotonic() - wall)
     assert 0.5 < ratio < 1.2, ratio
+    stamps = [stamp_ns(m) for m in odom.messages[first - 1:]]
+    steps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert all(s > 0 and s % 10_000_000 == 0 for s in steps), steps    # no instant doubled
+    assert steps.count(10_000_000) >= 0.9 * len(steps)        # dropped only on an overrun
 
 
 def answer(client, publisher, state, stamp=None):

@@ -6,17 +6,20 @@ from rally_sim.ros.simulator_node import SimulatorNode
 import rclpy
 
 
-def test_real_time_counts_from_the_first_tick_not_from_construction():
+def test_real_time_runs_in_its_own_thread_never_ahead_of_the_wall_clock():
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = SimulatorNode(context=context)
+    built = time.monotonic()
+    node = SimulatorNode(context=context)       # pacing starts with the node, not spinning
     try:
-        time.sleep(0.3)             # a slow start-up after construction
-        node._tick()                # the first tick: nothing is due yet, nothing dropped
-        assert node.sim_steps == 0 and node.counters['overrun_steps'] == 0
-        time.sleep(0.06)
-        node._tick()                # real time counts from the first tick (1 kHz physics)
-        assert node.sim_steps >= 60
+        time.sleep(0.5)
+        with node._lock:
+            simulated, wall = node.stamp_s(), time.monotonic() - built
+        assert node.counters['overrun_steps'] == 0
+        assert 0.0 < simulated <= wall + 0.01, (simulated, wall)   # never early
     finally:
-        node.destroy_node()
+        node.destroy_node()                     # stops the pacing thread first
         rclpy.shutdown(context=context)
+    steps = node.sim_steps
+    time.sleep(0.1)
+    assert node.sim_steps == steps
