@@ -35,7 +35,7 @@ CASES = {
                                'publish_rate_hz:=40.0', 'command_timeout_s:=0.0')),
 }
 """Each case: the message, its rate [Hz], the node's parameters."""
-TARGETS = ('targets (issue 48, 100 Hz, idle): std <= 1.0 ms and below the bare timer\'s, late '
+TARGETS = ("targets (issue 48, 100 Hz, idle): std <= 1.0 ms and below the bare timer's, late "
            'and bursts <= 1 % each, spread <= 3 ms; busy: no worse than the bare timer; node '
            'CPU at most 2 points above before')
 

@@ -465,7 +465,7 @@ class SimulatorNode(Node):
             self.advance(self.publish_every)
 
     def _pace(self) -> None:
-        """The pacing thread in real time: each output instant on its deadline (pacing.py)."""
+        """Pace real time in a thread of its own: each output instant on its deadline."""
         loop = RealTimeLoop(self.pacing, lock=self._lock)
         idle_s = self.pacing.timer_period_s(self.settings['publish_rate_hz'])
         try:
@@ -567,7 +567,7 @@ class SimulatorNode(Node):
 
     def emit_outputs(self, outputs: Outputs, now_ns: int, publish: bool, markers: bool,
                      delivered) -> bool:
-        """Publish a car's outputs of an instant: the truth, delivered measurements (or hold them)."""
+        """Publish a car's outputs of an instant: truth, delivered measurements (or hold them)."""
         if self._held is not None:
             if publish or delivered:
                 self._held.append((outputs, now_ns, publish, markers, delivered))
