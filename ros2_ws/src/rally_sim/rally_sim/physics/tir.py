@@ -1,0 +1,238 @@
+"""
+Tyre property files (.tir, the TNO/Adams layout) read into Magic Formula coefficients. ROS-free.
+
+A file is `[SECTION]` headers and `KEY = value` lines; `$` and `!` start
+comments (outside quotes), strings are quoted with ' or ", keys and
+sections are read in any case. What the reader takes:
+
+- [MODEL] FITTYP: 5 or 52 (MF 5.2, and PAC2002's key set, the same
+  equations), 61 (MF 6.1) or 62 (MF 6.2, the same steady-state equations);
+  another model (FITTYP 21, say) is refused. PROPERTY_FILE_FORMAT 'PAC2002'
+  without a FITTYP is read as MF 5.2.
+- [UNITS]: LENGTH, FORCE, MASS, TIME and PRESSURE in any unit of UNITS;
+  the dimensioned keys (DIMENSIONED) are converted to SI. ANGLE must be
+  radian: the Magic Formula's coefficients are fitted on slip and camber
+  angles, and a file fitted in degrees is not converted (refused, saying so).
+- Every coefficient a file leaves out takes the MF manuals' value
+  (DEFAULTS: 0, scaling factors 1, PKY4 2); FNOMIN, UNLOADED_RADIUS and
+  the shape, peak and stiffness coefficients (REQUIRED) must be there.
+
+Errors (TirError) name the file, the section, the key, the value and why.
+"""
+
+from dataclasses import dataclass, field
+import math
+import re
+from typing import Dict, Tuple
+
+FITTYPS = {5: '5.2', 52: '5.2', 6: '6.1', 61: '6.1', 62: '6.2'}
+"""FITTYP values read, and the Magic Formula version each means."""
+
+UNITS = {
+    'LENGTH': {'meter': 1.0, 'metre': 1.0, 'm': 1.0, 'mm': 1e-3, 'millimeter': 1e-3,
+               'centimeter': 1e-2, 'cm': 1e-2, 'inch': 0.0254, 'in': 0.0254,
+               'foot': 0.3048, 'ft': 0.3048, 'km': 1e3},
+    'FORCE': {'newton': 1.0, 'n': 1.0, 'kn': 1e3, 'kilonewton': 1e3, 'lbf': 4.4482216152605,
+              'pound_force': 4.4482216152605, 'kgf': 9.80665},
+    'ANGLE': {'radian': 1.0, 'radians': 1.0, 'rad': 1.0},
+    'MASS': {'kg': 1.0, 'kilogram': 1.0, 'gram': 1e-3, 'g': 1e-3, 'lbm': 0.45359237,
+             'pound_mass': 0.45359237, 'tonne': 1e3},
+    'TIME': {'second': 1.0, 'sec': 1.0, 's': 1.0, 'millisecond': 1e-3, 'ms': 1e-3,
+             'minute': 60.0, 'hour': 3600.0},
+    'PRESSURE': {'pascal': 1.0, 'pa': 1.0, 'kpa': 1e3, 'kilopascal': 1e3, 'mpa': 1e6,
+                 'bar': 1e5, 'psi': 6894.757293168, 'atm': 101325.0},
+}
+"""Each [UNITS] entry's units and their factor to SI."""
+
+DIMENSIONED = {
+    'UNLOADED_RADIUS': {'LENGTH': 1}, 'WIDTH': {'LENGTH': 1}, 'RIM_RADIUS': {'LENGTH': 1},
+    'RIM_WIDTH': {'LENGTH': 1}, 'FNOMIN': {'FORCE': 1}, 'FZMIN': {'FORCE': 1},
+    'FZMAX': {'FORCE': 1}, 'LONGVL': {'LENGTH': 1, 'TIME': -1},
+    'VXLOW': {'LENGTH': 1, 'TIME': -1},
+    'VERTICAL_STIFFNESS': {'FORCE': 1, 'LENGTH': -1},
+    'VERTICAL_DAMPING': {'FORCE': 1, 'LENGTH': -1, 'TIME': 1},
+    'NOMPRES': {'PRESSURE': 1}, 'INFLPRES': {'PRESSURE': 1}, 'PRESMIN': {'PRESSURE': 1},
+    'PRESMAX': {'PRESSURE': 1}, 'MASS': {'MASS': 1},
+    'IXX': {'MASS': 1, 'LENGTH': 2}, 'IYY': {'MASS': 1, 'LENGTH': 2},
+}
+"""The keys with a physical unit, and its dimensions; every other number is dimensionless."""
+
+REQUIRED = {'FNOMIN': 'VERTICAL', 'UNLOADED_RADIUS': 'DIMENSION',
+            'PCX1': 'LONGITUDINAL_COEFFICIENTS', 'PDX1': 'LONGITUDINAL_COEFFICIENTS',
+            'PKX1': 'LONGITUDINAL_COEFFICIENTS', 'PCY1': 'LATERAL_COEFFICIENTS',
+            'PDY1': 'LATERAL_COEFFICIENTS', 'PKY1': 'LATERAL_COEFFICIENTS'}
+"""The keys without which a tyre has no curve, and their sections."""
+POSITIVE = ('FNOMIN', 'UNLOADED_RADIUS', 'LONGVL', 'NOMPRES', 'INFLPRES', 'PCX1', 'PCY1')
+"""Keys that must be positive (when the file has them)."""
+
+COEFFICIENTS = (
+    # scaling factors (1 by default)
+    'LFZO LCX LMUX LEX LKX LHX LVX LCY LMUY LEY LKY LKYC LKZC LHY LVY LTR LRES LXAL LYKA '
+    'LVYKA LS LMX LVMX LMY LMP LSGKP LSGAL LGAX LGAY LGAZ LMUV '
+    # longitudinal
+    'PCX1 PDX1 PDX2 PDX3 PEX1 PEX2 PEX3 PEX4 PKX1 PKX2 PKX3 PHX1 PHX2 PVX1 PVX2 '
+    'PPX1 PPX2 PPX3 PPX4 RBX1 RBX2 RBX3 RCX1 REX1 REX2 RHX1 PTX1 PTX2 PTX3 '
+    # lateral
+    'PCY1 PDY1 PDY2 PDY3 PEY1 PEY2 PEY3 PEY4 PEY5 PKY1 PKY2 PKY3 PKY4 PKY5 PKY6 PKY7 '
+    'PHY1 PHY2 PHY3 PVY1 PVY2 PVY3 PVY4 PPY1 PPY2 PPY3 PPY4 PPY5 RBY1 RBY2 RBY3 RBY4 '
+    'RCY1 REY1 REY2 RHY1 RHY2 RVY1 RVY2 RVY3 RVY4 RVY5 RVY6 PTY1 PTY2 '
+    # aligning moment
+    'QBZ1 QBZ2 QBZ3 QBZ4 QBZ5 QBZ9 QBZ10 QCZ1 QDZ1 QDZ2 QDZ3 QDZ4 QDZ6 QDZ7 QDZ8 QDZ9 '
+    'QDZ10 QDZ11 QEZ1 QEZ2 QEZ3 QEZ4 QEZ5 QHZ1 QHZ2 QHZ3 QHZ4 PPZ1 PPZ2 SSZ1 SSZ2 SSZ3 SSZ4 '
+    # rolling resistance
+    'QSY1 QSY2 QSY3 QSY4 QSY5 QSY6 QSY7 QSY8 '
+    # operating conditions and model
+    'FNOMIN UNLOADED_RADIUS LONGVL VXLOW NOMPRES INFLPRES').split()
+"""The coefficients the Magic Formula here uses (magic_formula.py), in a fixed order."""
+
+DEFAULTS: Dict[str, float] = {
+    **{key: 1.0 for key in COEFFICIENTS if key.startswith('L') and key != 'LONGVL'},
+    'LMUV': 0.0, 'PKY4': 2.0, 'LONGVL': 16.7, 'VXLOW': 1.0, 'NOMPRES': 0.0, 'INFLPRES': 0.0,
+}
+"""What a coefficient the file leaves out is (0 for every other): the MF manuals' values."""
+
+
+class TirError(ValueError):
+    """A tyre property file that cannot be used; the message names the file and the key."""
+
+
+@dataclass
+class TyreFile:
+    """A tyre property file's Magic Formula: the coefficients in SI, by key."""
+
+    path: str
+    version: str                       # '5.2', '6.1' or '6.2'
+    values: Dict[str, float]           # every key of COEFFICIENTS, and any other number read
+    strings: Dict[str, str] = field(default_factory=dict)   # quoted values (TYRESIDE, ...)
+    sections: Dict[str, str] = field(default_factory=dict)  # each key's section
+
+    def __getitem__(self, key: str) -> float:
+        """Return a coefficient by its name (any case)."""
+        return self.values[key.upper()]
+
+    def coefficients(self) -> Tuple[float, ...]:
+        """Return the coefficients in the order of COEFFICIENTS (the compiled formula's)."""
+        return tuple(self.values[key] for key in COEFFICIENTS)
+
+
+LINE = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$')
+SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9_]+)\s*\]')
+
+
+def _without_comment(line: str) -> str:
+    """Return the line up to its first $ or ! outside quotes."""
+    quote = None
+    for k, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in '\'"':
+            quote = char
+        elif char in '$!':
+            return line[:k]
+    return line
+
+
+def _parse(path: str, text: str):
+    """Return {key: (section, raw value)} of the file's text, and of its [UNITS] apart."""
+    entries, units, section = {}, {}, ''
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _without_comment(raw)
+        if not line.strip():
+            continue
+        header = SECTION.match(line)
+        if header:
+            section = header.group(1).upper()
+            continue
+        match = LINE.match(line)
+        if match is None:
+            if section.endswith('_TABLE') or section == 'SHAPE' or section.startswith('MDI_'):
+                continue            # tables (columns of numbers) are not read
+            raise TirError(f'{path}:{number}: [{section}] cannot read {raw.strip()!r}: '
+                           "expected KEY = value")
+        (units if section == 'UNITS' else entries)[match.group(1).upper()] = (
+            section, match.group(2))
+    return entries, units
+
+
+def _value(path: str, key: str, section: str, raw: str):
+    """Return a quoted value as a string, any other as a float (TirError when not a number)."""
+    if len(raw) >= 2 and raw[0] in '\'"' and raw[-1] == raw[0]:
+        return raw[1:-1].strip()
+    try:
+        value = float(raw.replace('D', 'E').replace('d', 'e'))
+    except ValueError:
+        raise TirError(f'{path}: [{section}] {key} = {raw!r}: not a number') from None
+    if not math.isfinite(value):
+        raise TirError(f'{path}: [{section}] {key} = {raw}: not a finite number')
+    return value
+
+
+def _units(path: str, entries) -> Dict[str, float]:
+    """Return each [UNITS] entry's factor to SI (SI where the file says nothing)."""
+    factors = dict.fromkeys(UNITS, 1.0)
+    for name, known in UNITS.items():
+        if name not in entries:
+            continue
+        unit = str(_value(path, name, 'UNITS', entries[name][1])).strip().lower()
+        if unit not in known:
+            if name == 'ANGLE' and unit.startswith('deg'):
+                raise TirError(
+                    f"{path}: [UNITS] ANGLE = '{unit}': the Magic Formula coefficients are "
+                    'read with angles in radians and a file fitted in degrees is not '
+                    'converted; convert the file to radians')
+            raise TirError(f"{path}: [UNITS] {name} = '{unit}': unknown unit; known: "
+                           f"{', '.join(sorted(known))}")
+        factors[name] = known[unit]
+    return factors
+
+
+def _version(path: str, values, strings, sections) -> str:
+    """Return the Magic Formula version the file's FITTYP names (TirError for another model)."""
+    if 'FITTYP' not in values:
+        if strings.get('PROPERTY_FILE_FORMAT', '').upper() == 'PAC2002':
+            return '5.2'
+        raise TirError(f'{path}: [MODEL] FITTYP missing: the Magic Formula version '
+                       '(5 or 52: MF 5.2, 61: MF 6.1, 62: MF 6.2) is not said')
+    fittyp = values['FITTYP']
+    if fittyp not in FITTYPS:
+        raise TirError(f"{path}: [{sections.get('FITTYP', 'MODEL')}] FITTYP = {fittyp:g}: "
+                       'not a Magic Formula this reads (5 or 52: MF 5.2, 61: MF 6.1, '
+                       '62: MF 6.2)')
+    return FITTYPS[int(fittyp)]
+
+
+def read_tir(path: str) -> TyreFile:
+    """Return the tyre property file at `path`, its coefficients in SI; TirError if unusable."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as stream:
+            text = stream.read()
+    except OSError as failure:
+        raise TirError(f'cannot read tyre file {path}: {failure.strerror}') from None
+    entries, units = _parse(path, text)
+    factors = _units(path, units)
+    values, strings, sections = {}, {}, {}
+    for key, (section, raw) in entries.items():
+        value = _value(path, key, section, raw)
+        sections[key] = section
+        if isinstance(value, str):
+            strings[key] = value
+            continue
+        for unit, power in DIMENSIONED.get(key, {}).items():
+            value *= factors[unit] ** power
+        values[key] = value
+    version = _version(path, values, strings, sections)
+    missing = [f'[{section}] {key}' for key, section in REQUIRED.items() if key not in values]
+    if missing:
+        raise TirError(f"{path}: {', '.join(missing)} missing: a Magic Formula needs "
+                       f"{'it' if len(missing) == 1 else 'them'}")
+    for key in POSITIVE:
+        if key in values and not values[key] > 0.0:
+            raise TirError(f'{path}: [{sections[key]}] {key} = {values[key]:g}: must be '
+                           'positive')
+    for key in COEFFICIENTS:
+        values.setdefault(key, DEFAULTS.get(key, 0.0))
+    if values['NOMPRES'] <= 0.0:         # MF 5.2 has no pressure: 6.x terms then vanish
+        values['NOMPRES'] = values['INFLPRES'] if values['INFLPRES'] > 0.0 else 1.0
+    if values['INFLPRES'] <= 0.0:
+        values['INFLPRES'] = values['NOMPRES']
+    return TyreFile(path, version, values, strings, sections)
