@@ -1,0 +1,106 @@
+"""Tyre property files (.tir): the layout, units, versions and defaults, and each refusal."""
+
+import os
+
+import pytest
+from rally_sim.physics.tir import COEFFICIENTS, DEFAULTS, read_tir, TirError
+
+HERE = os.path.dirname(__file__)
+MF52 = os.path.join(HERE, '..', 'support', 'tyres', 'mf52_test.tir')
+
+
+def variant(tmp_path, old: str, new: str, name: str = 'variant.tir') -> str:
+    """Return the path of the test file with one text replaced (which must be there)."""
+    with open(MF52, encoding='utf-8') as stream:
+        text = stream.read()
+    assert old in text, old
+    path = tmp_path / name
+    path.write_text(text.replace(old, new), encoding='utf-8')
+    return str(path)
+
+
+def test_a_file_is_read_with_its_comments_quotes_and_any_case():
+    tyre = read_tir(MF52)
+    assert tyre.version == '5.2'
+    assert tyre['PCY1'] == 1.35 and tyre['pdy1'] == 1.05       # [lateral_coefficients]
+    assert tyre.strings['TYRESIDE'] == 'LEFT'                  # '...$...' after it: a comment
+    assert tyre['PKX1'] == 22.0 and tyre['FNOMIN'] == 4000.0
+    assert tyre.sections['PCY1'] == 'LATERAL_COEFFICIENTS'
+
+
+def test_what_a_file_leaves_out_takes_the_manuals_value():
+    tyre = read_tir(MF52)
+    assert tyre['PKY4'] == 2.0 and DEFAULTS['PKY4'] == 2.0      # MF 5.2 has no PKY4
+    assert tyre['LKY'] == 1.0 and tyre['LMUV'] == 0.0          # scaling 1, speed decay off
+    assert tyre['PKY6'] == 0.0 and tyre['QDZ10'] == 0.0
+    assert len(tyre.coefficients()) == len(COEFFICIENTS)
+
+
+def test_units_are_converted_to_si(tmp_path):
+    path = variant(tmp_path, "LENGTH                   = 'meter'", "LENGTH = 'mm'")
+    text = open(path, encoding='utf-8').read()
+    text = (text.replace("FORCE                    = 'newton'", "FORCE = 'kN'")
+            .replace('UNLOADED_RADIUS          = 0.313', 'UNLOADED_RADIUS = 313')
+            .replace('FNOMIN                   = 4000', 'FNOMIN = 4.0')
+            .replace('VERTICAL_STIFFNESS       = 210000', 'VERTICAL_STIFFNESS = 0.21')
+            .replace('LONGVL                   = 16.7', 'LONGVL = 16700')
+            .replace("TIME                     = 'second'",
+                     "TIME = 'second'\nPRESSURE = 'kPa'")
+            .replace('VXLOW                    = 1.0', 'VXLOW = 1000.0\nNOMPRES = 220'))
+    open(path, 'w', encoding='utf-8').write(text)
+    tyre = read_tir(path)
+    assert tyre['UNLOADED_RADIUS'] == pytest.approx(0.313)
+    assert tyre['FNOMIN'] == pytest.approx(4000.0)
+    assert tyre['VERTICAL_STIFFNESS'] == pytest.approx(210000.0)      # kN / mm
+    assert tyre['LONGVL'] == pytest.approx(16.7) and tyre['VXLOW'] == pytest.approx(1.0)
+    assert tyre['NOMPRES'] == pytest.approx(220e3)
+    assert tyre['PKY1'] == -21.0                                      # dimensionless: as is
+
+
+@pytest.mark.parametrize('fittyp, version', [('5', '5.2'), ('52', '5.2'), ('6', '6.1'),
+                                             ('61', '6.1'), ('62', '6.2')])
+def test_the_magic_formula_versions_read(tmp_path, fittyp, version):
+    path = variant(tmp_path, 'FITTYP                   = 52', f'FITTYP = {fittyp}')
+    assert read_tir(path).version == version
+
+
+def test_a_pac2002_file_without_fittyp_is_mf_52(tmp_path):
+    path = variant(tmp_path, 'FITTYP                   = 52             $Magic Formula version',
+                   "PROPERTY_FILE_FORMAT = 'PAC2002'")
+    assert read_tir(path).version == '5.2'
+    path = variant(tmp_path, 'FITTYP                   = 52             $Magic Formula version',
+                   '', 'none.tir')
+    with pytest.raises(TirError, match=r'\[MODEL\] FITTYP missing'):
+        read_tir(path)
+
+
+@pytest.mark.parametrize('old, new, message', [
+    ('FITTYP                   = 52', 'FITTYP = 21',
+     '[MODEL] FITTYP = 21: not a Magic Formula this reads'),
+    ('PDY1                     = 1.05', 'PDY1 = nan', '[LATERAL_COEFFICIENTS] PDY1 = nan: not a '
+     'finite number'),
+    ('PDY1                     = 1.05', 'PDY1 = 1,05', "PDY1 = '1,05': not a number"),
+    ('PDY1                     = 1.05', '', '[LATERAL_COEFFICIENTS] PDY1 missing'),
+    ("LENGTH                   = 'meter'", "LENGTH = 'furlong'",
+     "[UNITS] LENGTH = 'furlong': unknown unit; known: centimeter, cm, foot"),
+    ("ANGLE                    = 'radians'", "ANGLE = 'degree'",
+     "[UNITS] ANGLE = 'degree': the Magic Formula coefficients are read with angles in "
+     'radians'),
+    ('FNOMIN                   = 4000', 'FNOMIN = -4000',
+     '[VERTICAL] FNOMIN = -4000: must be positive'),
+    ('UNLOADED_RADIUS          = 0.313', 'UNLOADED_RADIUS = 0',
+     '[DIMENSION] UNLOADED_RADIUS = 0: must be positive'),
+    ('PKX1                     = 22.0', 'PKX1 22.0', "[LONGITUDINAL_COEFFICIENTS] cannot read "
+     "'PKX1 22.0': expected KEY = value"),
+])
+def test_a_bad_file_is_refused_naming_the_file_section_key_value_and_why(tmp_path, old, new,
+                                                                          message):
+    path = variant(tmp_path, old, new)
+    with pytest.raises(TirError) as error:
+        read_tir(path)
+    assert message in str(error.value) and path in str(error.value)
+
+
+def test_a_missing_file_is_refused_naming_it(tmp_path):
+    with pytest.raises(TirError, match=r'cannot read tyre file .*none\.tir: No such file'):
+        read_tir(str(tmp_path / 'none.tir'))
