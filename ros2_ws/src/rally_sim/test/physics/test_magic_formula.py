@@ -178,3 +178,46 @@ def test_no_load_no_force_and_every_output_finite_over_a_wide_grid():
                         out = evaluate(p, fz, kappa=kappa, alpha=alpha, gamma=0.05, vx=vx,
                                        version52=version52)
                         assert np.all(np.isfinite(out)), (fz, kappa, alpha, vx)
+
+
+def test_the_aligning_moment_term_by_term_in_pure_side_slip():
+    # MF 5.2 at kappa 0, gamma 0.02: Mz = -t (Fy - SVyk) + Mzr + s Fx, each part by hand
+    c, fz, alpha, gamma = read_tir(MF52), 5200.0, 0.04, 0.02
+    out = evaluate(tyre(), fz, alpha=alpha, gamma=gamma)
+    r0, fz0 = c['UNLOADED_RADIUS'], c['FNOMIN']
+    dfz = (fz - fz0) / fz0
+    shy = c['PHY1'] + c['PHY2'] * dfz + c['PHY3'] * gamma                     # MF 5.2 SHy
+    svy = fz * (c['PVY1'] + c['PVY2'] * dfz + (c['PVY3'] + c['PVY4'] * dfz) * gamma)
+    kya, by_cy = at(out, 'kya'), at(out, 'kya') / (at(out, 'muy') * fz)       # By Cy = Kya / Dy
+    alpha_r = alpha + shy + svy / kya                                          # (4.E37-38)
+    alpha_t = alpha + c['QHZ1'] + c['QHZ2'] * dfz + (c['QHZ3'] + c['QHZ4'] * dfz) * gamma
+    dt = ((c['QDZ1'] + c['QDZ2'] * dfz) * (1 + c['QDZ3'] * gamma + c['QDZ4'] * gamma ** 2)
+          * fz * r0 / fz0)
+    bt = (c['QBZ1'] + c['QBZ2'] * dfz + c['QBZ3'] * dfz ** 2) * (
+        1 + c['QBZ4'] * gamma + c['QBZ5'] * abs(gamma))
+    ct = c['QCZ1']
+    et = (c['QEZ1'] + c['QEZ2'] * dfz + c['QEZ3'] * dfz ** 2) * (
+        1 + (c['QEZ4'] + c['QEZ5'] * gamma) * (2 / math.pi) * math.atan(bt * ct * alpha_t))
+    cos_alpha_prime = 20.0 / math.hypot(20.0, 20.0 * math.tan(alpha))
+    t = dt * math.cos(ct * math.atan(bt * alpha_t - et * (bt * alpha_t - math.atan(bt * alpha_t))))
+    t *= cos_alpha_prime                                                       # (4.E33)
+    dr = fz * r0 * ((c['QDZ6'] + c['QDZ7'] * dfz) + (c['QDZ8'] + c['QDZ9'] * dfz) * gamma)
+    dr *= math.cos(alpha)                                                      # (4.E47)
+    br = c['QBZ9'] + c['QBZ10'] * by_cy                                        # (4.E45)
+    mzr = dr * math.cos(math.atan(br * abs(alpha_r))) * 1.0                    # (4.E36)
+    s = r0 * (c['SSZ1'] + c['SSZ2'] * at(out, 'fy') / fz0 + (c['SSZ3'] + c['SSZ4'] * dfz) * gamma)
+    expected = -t * at(out, 'fy') + mzr + s * at(out, 'fx')                   # SVyk = 0 at kappa 0
+    assert at(out, 'mz') == pytest.approx(expected, rel=1e-7)      # the MF's epsilons: 5e-8
+
+
+def test_mf61_shifts_the_lateral_curve_by_its_camber_stiffness():
+    # (4.E27): SHy = (PHY1 + PHY2 dfz) + (Kyg0 gamma - SVyg) / Kya, Kyg0 = Fz (PKY6 + PKY7 dfz)
+    c, fz, gamma = read_tir(MF52), 4000.0, 0.03
+    p = tyre(PKY6=-0.8, PKY7=0.1)
+    out = evaluate(p, fz, gamma=gamma, version52=False)
+    kyg0 = fz * -0.8
+    svyg = fz * (c['PVY3'] + c['PVY4'] * 0.0) * gamma
+    shy = c['PHY1'] + (kyg0 * gamma - svyg) / at(out, 'kya')
+    svy = fz * c['PVY1'] + svyg
+    assert at(evaluate(p, fz, alpha=-shy, gamma=gamma, version52=False), 'fy0') == pytest.approx(
+        svy, abs=1e-6)                # Kya + epsilon in (4.E27): 1e-9 N off
