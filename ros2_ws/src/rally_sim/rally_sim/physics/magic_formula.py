@@ -72,7 +72,7 @@ def magic(b: float, c: float, d: float, e: float, x: float) -> float:
 
 @njit
 def weighting(b: float, c: float, e: float, x: float, shift: float) -> float:
-    """Return a combined-slip weighting G: cos(C atan(...)) at x + shift over its value at shift."""
+    """Return a combined-slip weighting G: cos(C atan(...)) at x + shift over it at the shift."""
     xs = x + shift
     g0 = math.cos(c * math.atan(b * shift - e * (b * shift - math.atan(b * shift))))
     return math.cos(c * math.atan(b * xs - e * (b * xs - math.atan(b * xs)))) / g0
@@ -216,9 +216,12 @@ def rolling_resistance(p, version52: bool, fz: float, fx: float, gamma: float, v
 
 @njit
 def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: float,
-           vx: float, pressure: float, out) -> None:
+           vx: float, pressure: float, out, moments: bool = True) -> None:
     """
     Write one tyre's Fx, Fy, Mz, My and their parts into `out` (OUTPUTS' order), ISO-W axes.
+
+    moments False: the forces only (Mz and My left 0), for a model that does
+    not use them.
 
     fz the load [N] (none at or below 0), kappa the slip ratio, alpha the
     slip angle [rad], gamma the camber [rad], vx the wheel's forward speed
@@ -241,14 +244,16 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
     gyk, svyk = combined_y(p, fz, kappa, alpha, gamma, dfz, out[7])
     fx = gxa * fx0                                                              # (4.E50)
     fy = gyk * fy0 + svyk                                                       # (4.E58)
+    out[0], out[1] = fx, fy
+    out[8], out[9], out[10], out[11] = fx0, fy0, gxa, gyk
+    if not moments:
+        return
     fy_trail = fy
     if not version52:                      # the trail's force: at zero camber (4.E74)
         scratch = np.empty(8)
         fy0_flat, _, _, _, _ = lateral(p, False, fz, alpha, 0.0, dfz, dpi, lmuy, scratch)
         fy_trail = combined_y(p, fz, kappa, alpha, 0.0, dfz, scratch[7])[0] * fy0_flat
-    out[0], out[1] = fx, fy
     out[2] = aligning(p, version52, fz, kappa, alpha, gamma, dfz, dpi, lmuy,
                       cos_alpha_prime, _sign(vx), fx, fy, fy_trail, svyk, shy, svy, by, cy,
                       out[4], out[5])
     out[3] = rolling_resistance(p, version52, fz, fx, gamma, vx, pressure)
-    out[8], out[9], out[10], out[11] = fx0, fy0, gxa, gyk

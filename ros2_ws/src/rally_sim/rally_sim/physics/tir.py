@@ -148,7 +148,7 @@ def _parse(path: str, text: str):
             if section.endswith('_TABLE') or section == 'SHAPE' or section.startswith('MDI_'):
                 continue            # tables (columns of numbers) are not read
             raise TirError(f'{path}:{number}: [{section}] cannot read {raw.strip()!r}: '
-                           "expected KEY = value")
+                           'expected KEY = value')
         (units if section == 'UNITS' else entries)[match.group(1).upper()] = (
             section, match.group(2))
     return entries, units

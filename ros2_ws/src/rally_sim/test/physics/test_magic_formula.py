@@ -81,8 +81,8 @@ def test_the_slip_stiffnesses_are_the_manuals(fz):
     assert kxk == pytest.approx(fz * (c['PKX1'] + c['PKX2'] * dfz) * math.exp(c['PKX3'] * dfz),
                                 rel=1e-6)                                             # (4.E15)
     # MF 5.2: PKY1 FNOMIN sin(2 atan(Fz / (PKY2 FNOMIN)))
-    assert kya == pytest.approx(c['PKY1'] * fz0 * math.sin(2.0 * math.atan(fz / (c['PKY2'] * fz0))),
-                                rel=1e-6)
+    expected = c['PKY1'] * fz0 * math.sin(2.0 * math.atan(fz / (c['PKY2'] * fz0)))
+    assert kya == pytest.approx(expected, rel=1e-6)
     out = evaluate(p, fz)
     assert at(out, 'kxk') == pytest.approx(kxk, rel=1e-6)
     assert at(out, 'kya') == pytest.approx(kya, rel=1e-6)

@@ -90,11 +90,11 @@ def test_a_pac2002_file_without_fittyp_is_mf_52(tmp_path):
      '[VERTICAL] FNOMIN = -4000: must be positive'),
     ('UNLOADED_RADIUS          = 0.313', 'UNLOADED_RADIUS = 0',
      '[DIMENSION] UNLOADED_RADIUS = 0: must be positive'),
-    ('PKX1                     = 22.0', 'PKX1 22.0', "[LONGITUDINAL_COEFFICIENTS] cannot read "
-     "'PKX1 22.0': expected KEY = value"),
+    ('PKX1                     = 22.0', 'PKX1 22.0',
+     "[LONGITUDINAL_COEFFICIENTS] cannot read 'PKX1 22.0': expected KEY = value"),
 ])
-def test_a_bad_file_is_refused_naming_the_file_section_key_value_and_why(tmp_path, old, new,
-                                                                          message):
+def test_a_bad_file_is_refused_naming_the_file_section_key_value_and_why(
+        tmp_path, old, new, message):
     path = variant(tmp_path, old, new)
     with pytest.raises(TirError) as error:
         read_tir(path)

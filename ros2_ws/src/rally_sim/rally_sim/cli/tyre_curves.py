@@ -1,0 +1,167 @@
+"""
+A tyre's curves as a tyre engineer reads them: `./rally tyre FILE.tir`, `python -m rally_sim.tyre`.
+
+    python -m rally_sim.tyre FILE.tir [--load N ...] [--camber RAD] [--speed V]
+        [--plot FILE] [--csv FILE]
+
+From a tyre property file (.tir, Magic Formula 5.2 or 6.x; physics/tir.py):
+Fy against the slip angle at three loads (default half, one and one and a
+half times FNOMIN), Fx against the slip ratio, Mz against the slip angle,
+and the combined-slip envelope (Fx against Fy as the slip ratio runs, at
+fixed slip angles). Prints a summary per load (peaks, where they are, the
+slip stiffnesses); --csv writes the table behind the curves, --plot a PNG.
+Axes and signs are the file's (ISO-W: a positive slip angle gives a
+negative Fy). Exit status: 0, or 2 for a file or argument that cannot be
+used (the message says why).
+"""
+
+import argparse
+import csv
+import math
+import sys
+from typing import Dict, List, Sequence
+
+import numpy as np
+
+from ..physics import magic_formula as mf
+from ..physics.tir import read_tir, TirError, TyreFile
+
+SLIP_ANGLES_RAD = np.radians(np.linspace(-15.0, 15.0, 121))
+SLIP_RATIOS = np.linspace(-0.5, 0.5, 121)
+ENVELOPE_ANGLES_DEG = (1.0, 2.0, 4.0, 8.0)
+"""The slip angles of the combined-slip envelope's curves [deg]."""
+COLUMNS = ('curve', 'load_n', 'slip_angle_rad', 'slip_ratio', 'fx_n', 'fy_n', 'mz_n_m')
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(prog='./rally tyre', description=__doc__.split('\n\n')[0],
+                                     epilog='Axes: ISO-W, as the file is fitted.')
+    parser.add_argument('tir', metavar='FILE.tir', help='tyre property file')
+    parser.add_argument('--load', type=float, nargs='+', metavar='N',
+                        help='wheel loads [N] (default 0.5, 1 and 1.5 FNOMIN)')
+    parser.add_argument('--camber', type=float, default=0.0, metavar='RAD',
+                        help='inclination angle [rad]; default 0')
+    parser.add_argument('--speed', type=float, default=None, metavar='V',
+                        help="forward speed [m/s]; default the file's LONGVL")
+    parser.add_argument('--plot', metavar='FILE', help='write the curves as a PNG')
+    parser.add_argument('--csv', metavar='FILE', help='write the table behind them')
+    args = parser.parse_args(argv)
+    for name in ('load', 'camber', 'speed'):
+        values = getattr(args, name)
+        for value in (values if isinstance(values, list) else [values]):
+            if value is not None and not math.isfinite(value):
+                parser.error(f'--{name} {value}: not a finite number')
+    if args.load and min(args.load) <= 0.0:
+        parser.error(f'--load {min(args.load):g}: a load must be positive [N]')
+    if abs(args.camber) > 0.5:
+        parser.error(f'--camber {args.camber:g}: at most 0.5 rad either way')
+    return args
+
+
+def curves(tyre: TyreFile, loads: Sequence[float], camber: float,
+           speed: float) -> List[Dict[str, float]]:
+    """Return the rows of every curve (COLUMNS), ISO-W axes."""
+    p = mf.coefficients(tyre)
+    version52 = tyre.version == '5.2'
+    out = np.zeros(len(mf.OUTPUTS))
+    rows = []
+
+    def row(curve: str, load: float, alpha: float, kappa: float) -> None:
+        mf.forces(p, version52, load, kappa, alpha, camber, speed, tyre['INFLPRES'], out)
+        rows.append(dict(zip(COLUMNS, (curve, load, alpha, kappa, out[0], out[1], out[2]))))
+
+    for load in loads:
+        for alpha in SLIP_ANGLES_RAD:
+            row('side_slip', load, float(alpha), 0.0)
+        for kappa in SLIP_RATIOS:
+            row('longitudinal_slip', load, 0.0, float(kappa))
+    for degrees in ENVELOPE_ANGLES_DEG:
+        for kappa in SLIP_RATIOS:
+            row(f'combined_{degrees:g}deg', loads[len(loads) // 2], math.radians(degrees),
+                float(kappa))
+    return rows
+
+
+def summary(tyre: TyreFile, rows: List[Dict[str, float]], loads: Sequence[float]) -> str:
+    """Return the table of peaks and stiffnesses per load."""
+    lines = [f"{tyre.path}: Magic Formula {tyre.version}, FNOMIN {tyre['FNOMIN']:g} N, "
+             f"unloaded radius {tyre['UNLOADED_RADIUS']:g} m (ISO-W axes)",
+             f"{'load [N]':>9} {'Fy peak [N]':>12} {'at [deg]':>9} {'mu_y':>6} "
+             f"{'Fx peak [N]':>12} {'at slip':>8} {'mu_x':>6} {'C_alpha [N/rad]':>16} "
+             f"{'C_kappa [N]':>12} {'Mz peak [N m]':>14}"]
+    p, out = mf.coefficients(tyre), np.zeros(len(mf.OUTPUTS))
+    for load in loads:
+        side = [r for r in rows if r['curve'] == 'side_slip' and r['load_n'] == load]
+        drive = [r for r in rows if r['curve'] == 'longitudinal_slip' and r['load_n'] == load]
+        fy = max(side, key=lambda r: abs(r['fy_n']))
+        fx = max(drive, key=lambda r: abs(r['fx_n']))
+        mz = max(side, key=lambda r: abs(r['mz_n_m']))
+        mf.forces(p, tyre.version == '5.2', load, 0.0, 0.0, 0.0, tyre['LONGVL'],
+                  tyre['INFLPRES'], out)
+        kxk, kya = out[mf.OUTPUTS.index('kxk')], out[mf.OUTPUTS.index('kya')]
+        lines.append(f'{load:9.0f} {fy["fy_n"]:12.0f} {math.degrees(fy["slip_angle_rad"]):9.1f}'
+                     f' {abs(fy["fy_n"]) / load:6.3f} {fx["fx_n"]:12.0f} '
+                     f'{fx["slip_ratio"]:8.3f} {abs(fx["fx_n"]) / load:6.3f} {kya:16.0f} '
+                     f'{kxk:12.0f} {mz["mz_n_m"]:14.1f}')
+    return '\n'.join(lines)
+
+
+def plot(tyre: TyreFile, rows: List[Dict[str, float]], loads: Sequence[float], path: str) -> None:
+    """Write the four panels as a PNG."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for load in loads:
+        side = [r for r in rows if r['curve'] == 'side_slip' and r['load_n'] == load]
+        drive = [r for r in rows if r['curve'] == 'longitudinal_slip' and r['load_n'] == load]
+        label = f'{load:.0f} N'
+        axes[0, 0].plot([math.degrees(r['slip_angle_rad']) for r in side],
+                        [r['fy_n'] for r in side], label=label)
+        axes[0, 1].plot([r['slip_ratio'] for r in drive], [r['fx_n'] for r in drive],
+                        label=label)
+        axes[1, 0].plot([math.degrees(r['slip_angle_rad']) for r in side],
+                        [r['mz_n_m'] for r in side], label=label)
+    for degrees in ENVELOPE_ANGLES_DEG:
+        combined = [r for r in rows if r['curve'] == f'combined_{degrees:g}deg']
+        axes[1, 1].plot([r['fy_n'] for r in combined], [r['fx_n'] for r in combined],
+                        label=f'{degrees:g} deg')
+    titles = (('slip angle [deg]', 'Fy [N]'), ('slip ratio', 'Fx [N]'),
+              ('slip angle [deg]', 'Mz [N m]'), ('Fy [N]', 'Fx [N]'))
+    for ax, (x, y) in zip(axes.flat, titles):
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[1, 1].set_title(f'combined slip at {loads[len(loads) // 2]:.0f} N, slip ratio '
+                         '-0.5..0.5', fontsize=9)
+    fig.suptitle(f'{tyre.path} (Magic Formula {tyre.version}, ISO-W)', fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    """Print a tyre's summary; write its curves' table and plot if asked."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        tyre = read_tir(args.tir)
+    except TirError as error:
+        print(f'./rally tyre: error: {error}', file=sys.stderr)
+        return 2
+    loads = args.load or [0.5 * tyre['FNOMIN'], tyre['FNOMIN'], 1.5 * tyre['FNOMIN']]
+    speed = tyre['LONGVL'] if args.speed is None else args.speed
+    rows = curves(tyre, loads, args.camber, speed)
+    print(summary(tyre, rows, loads))
+    if args.csv:
+        with open(args.csv, 'w', newline='', encoding='utf-8') as stream:
+            writer = csv.DictWriter(stream, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f'table: {args.csv} ({len(rows)} rows)')
+    if args.plot:
+        plot(tyre, rows, loads, args.plot)
+        print(f'plot: {args.plot}')
+    return 0

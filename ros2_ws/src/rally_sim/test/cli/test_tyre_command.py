@@ -1,0 +1,54 @@
+"""`./rally tyre`: a tyre file's curves, table and plot, and its refusals."""
+
+import csv
+import os
+
+import numpy as np
+import pytest
+from rally_sim.cli.tyre_curves import main
+from rally_sim.physics import magic_formula as mf
+from rally_sim.physics.tir import read_tir
+
+MF52 = os.path.join(os.path.dirname(__file__), '..', 'support', 'tyres', 'mf52_test.tir')
+
+
+def test_it_prints_the_peaks_and_writes_the_table_and_the_plot(tmp_path, capsys):
+    table, picture = tmp_path / 'curves.csv', tmp_path / 'curves.png'
+    assert main([MF52, '--load', '3000', '5000', '--csv', str(table), '--plot',
+                 str(picture)]) == 0
+    printed = capsys.readouterr().out
+    assert 'Magic Formula 5.2, FNOMIN 4000 N' in printed and 'table:' in printed
+    with open(table, encoding='utf-8') as stream:
+        rows = list(csv.DictReader(stream))
+    assert {r['curve'] for r in rows} >= {'side_slip', 'longitudinal_slip', 'combined_4deg'}
+    side = [r for r in rows if r['curve'] == 'side_slip' and float(r['load_n']) == 5000.0]
+    peak = max(abs(float(r['fy_n'])) for r in side)
+    p, out = mf.coefficients(read_tir(MF52)), np.zeros(len(mf.OUTPUTS))
+    fy = []
+    for alpha in np.radians(np.linspace(-15.0, 15.0, 121)):
+        mf.forces(p, True, 5000.0, 0.0, alpha, 0.0, 16.7, 0.0, out)
+        fy.append(abs(out[1]))
+    assert peak == pytest.approx(max(fy), rel=1e-12)      # the table is the formula's
+    assert f'{peak:.0f}' in printed                         # and the summary shows its peak
+    assert picture.stat().st_size > 20_000
+
+
+def test_a_file_it_cannot_use_is_refused_with_the_reason(tmp_path, capsys):
+    bad = tmp_path / 'other.tir'
+    bad.write_text(open(MF52, encoding='utf-8').read().replace(
+        'FITTYP                   = 52', 'FITTYP = 21'), encoding='utf-8')
+    assert main(['no_such.tir']) == 2
+    assert 'cannot read tyre file no_such.tir' in capsys.readouterr().err
+    assert main([str(bad)]) == 2
+    assert 'FITTYP = 21: not a Magic Formula this reads' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('args, message', [
+    (['--load', '0'], '--load 0: a load must be positive'),
+    (['--camber', 'nan'], '--camber nan: not a finite number'),
+    (['--camber', '0.8'], '--camber 0.8: at most 0.5 rad'),
+])
+def test_a_bad_argument_is_refused_with_the_reason(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_status:
+        main([MF52] + args)
+    assert exit_status.value.code == 2 and message in capsys.readouterr().err
