@@ -28,7 +28,7 @@ CORE_REQUIRES = ['numpy==2.2.6', 'numba==0.68.1', 'PyYAML==6.0.3', 'gymnasium==1
 # (rally_sim/data in a wheel; config/ in the source tree and the ament share folder).
 DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',
                            'stages/*.png', 'scenarios/*.yaml', 'sensors/*.yaml',
-                           'campaigns/*.yaml', 'transitions/*.yaml']}
+                           'campaigns/*.yaml', 'transitions/*.yaml', 'tyres/*.tir']}
 
 setup(
     name=PACKAGE,
