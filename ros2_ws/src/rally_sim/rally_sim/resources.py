@@ -70,6 +70,11 @@ def vehicle_path(name: str) -> str:
     return path
 
 
+def tyre_path(name: str) -> str:
+    """Return a tyre file's path: an existing path, or a shipped tyre's (config/tyres/NAME.tir)."""
+    return preset(name, 'tyres', '.tir')
+
+
 def surface_from(text: str) -> Surface:
     """Return a uniform surface for a type name, else a map file's or a shipped stage's map."""
     if text in SURFACE_GRIP:

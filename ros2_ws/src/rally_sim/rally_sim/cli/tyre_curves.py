@@ -1,10 +1,11 @@
 """
 A tyre's curves as a tyre engineer reads them: `./rally tyre FILE.tir`, `python -m rally_sim.tyre`.
 
-    python -m rally_sim.tyre FILE.tir [--load N ...] [--camber RAD] [--speed V]
+    python -m rally_sim.tyre FILE.tir|TYRE [--load N ...] [--camber RAD] [--speed V]
         [--plot FILE] [--csv FILE]
 
-From a tyre property file (.tir, Magic Formula 5.2 or 6.x; physics/tir.py):
+From a tyre property file (.tir, Magic Formula 5.2 or 6.x; physics/tir.py),
+or a shipped tyre by name (config/tyres):
 Fy against the slip angle at three loads (default half, one and one and a
 half times FNOMIN), Fx against the slip ratio, Mz against the slip angle,
 and the combined-slip envelope (Fx against Fy as the slip ratio runs, at
@@ -25,8 +26,9 @@ import numpy as np
 
 from ..physics import magic_formula as mf
 from ..physics.tir import read_tir, TirError, TyreFile
+from ..resources import shipped, tyre_path
 
-SLIP_ANGLES_RAD = np.radians(np.linspace(-15.0, 15.0, 121))
+SLIP_ANGLES_RAD = np.radians(np.linspace(-25.0, 25.0, 201))
 SLIP_RATIOS = np.linspace(-0.5, 0.5, 121)
 ENVELOPE_ANGLES_DEG = (1.0, 2.0, 4.0, 8.0)
 """The slip angles of the combined-slip envelope's curves [deg]."""
@@ -37,7 +39,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally tyre', description=__doc__.split('\n\n')[0],
                                      epilog='Axes: ISO-W, as the file is fitted.')
-    parser.add_argument('tir', metavar='FILE.tir', help='tyre property file')
+    parser.add_argument('tir', metavar='FILE.tir|TYRE',
+                        help='tyre property file, or a shipped tyre (' + ', '.join(
+                            shipped('tyres', '.tir')) + ')')
     parser.add_argument('--load', type=float, nargs='+', metavar='N',
                         help='wheel loads [N] (default 0.5, 1 and 1.5 FNOMIN)')
     parser.add_argument('--camber', type=float, default=0.0, metavar='RAD',
@@ -147,7 +151,7 @@ def main(argv=None) -> int:
     """Print a tyre's summary; write its curves' table and plot if asked."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        tyre = read_tir(args.tir)
+        tyre = read_tir(tyre_path(args.tir))
     except TirError as error:
         print(f'./rally tyre: error: {error}', file=sys.stderr)
         return 2

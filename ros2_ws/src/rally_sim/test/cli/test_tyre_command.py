@@ -25,7 +25,7 @@ def test_it_prints_the_peaks_and_writes_the_table_and_the_plot(tmp_path, capsys)
     peak = max(abs(float(r['fy_n'])) for r in side)
     p, out = mf.coefficients(read_tir(MF52)), np.zeros(len(mf.OUTPUTS))
     fy = []
-    for alpha in np.radians(np.linspace(-15.0, 15.0, 121)):
+    for alpha in np.radians(np.linspace(-25.0, 25.0, 201)):
         mf.forces(p, True, 5000.0, 0.0, alpha, 0.0, 16.7, 0.0, out)
         fy.append(abs(out[1]))
     assert peak == pytest.approx(max(fy), rel=1e-12)      # the table is the formula's
