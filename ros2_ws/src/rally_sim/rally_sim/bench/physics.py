@@ -25,10 +25,12 @@ import numpy as np
 
 from ..cli.reference_step import ReferenceStep
 from ..physics import Command, load_vehicle, Vehicle
-from ..physics.jit import ENABLED as JIT_ENABLED
+from ..physics.jit import ENABLED as JIT_ENABLED, njit
+from ..physics.magic_formula import forces
 from ..physics.model import COMMAND_SIZE, OMEGA, OUTPUT_ROWS, STATE_SIZE, VX
 from ..physics.scenarios import document_scenario
 from ..physics.trajectory import simulate
+from ..physics.tyre import unit_forces
 
 VEHICLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'config',
                         'vehicles')
@@ -123,6 +125,7 @@ def main(argv=None) -> int:
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
     models(args.repeat)
+    magic_formula(args.repeat)
     drivetrain(args.repeat)
     equilibria(args.repeat)
     transition()
@@ -325,6 +328,55 @@ def models(repeat: int) -> None:
               f'{rate * substeps:>14,.0f}{rate / four_wheel:>14.1f}x')
     print(f'target (issue 10): each bicycle model >= {MODEL_TARGET:g}x the four-wheel '
           "model's steps/s")
+
+
+MF_TARGET_US = 0.75
+"""Issue 49: one Magic Formula evaluation (Fx and Fy in combined slip, one tyre) at most this."""
+
+
+@njit
+def _mf_loop(p, version52: bool, moments: bool, n: int, out) -> float:
+    """Evaluate the Magic Formula n times over varying slips; return a sum (kept alive)."""
+    total = 0.0
+    for k in range(n):
+        kappa, alpha = 0.002 * (k % 97) - 0.1, 0.003 * (k % 89) - 0.13
+        forces(p, version52, 4000.0 + (k % 13), kappa, alpha, 0.01, 20.0, 2.2e5, out, moments)
+        total += out[0] + out[1]
+    return total
+
+
+@njit
+def _document_tyre_loop(n: int) -> float:
+    """Evaluate document 002's tyre (slips and unit forces) n times over the same slips."""
+    total = 0.0
+    for k in range(n):
+        sx, sy = 0.002 * (k % 97) - 0.1, 0.003 * (k % 89) - 0.13
+        fx, fy = unit_forces(sx, sy, 10.0, 1.9, 1.0)
+        total += fx + fy
+    return total
+
+
+def magic_formula(repeat: int, n: int = 1_000_000) -> None:
+    """Print the time of one Magic Formula evaluation, beside document 002's tyre."""
+    from ..physics.magic_formula import coefficients, OUTPUTS
+    from ..physics.tir import read_tir
+    from ..resources import tyre_path
+    n = n if JIT_ENABLED else 1000
+    out = np.zeros(len(OUTPUTS))
+    print(f'\n{"tyre evaluation (one tyre)":<52}{"us":>8}')
+    rows = [('document 002 (combined slip magnitude)', lambda: _document_tyre_loop(n))]
+    for name in ('pacejka_2006_205_60r15',):
+        tyre = read_tir(tyre_path(name))
+        p, version52 = coefficients(tyre), tyre.version == '5.2'
+        rows += [(f'MF {tyre.version} Fx, Fy combined ({name})',
+                  lambda: _mf_loop(p, version52, False, n, out)),
+                 (f'MF {tyre.version} Fx, Fy, Mz, My combined',
+                  lambda: _mf_loop(p, version52, True, n, out))]
+    for label, run in rows:
+        run()                           # compile (or load the cache) first
+        print(f'{label:<52}{1e6 * best_of(repeat, run) / n:>8.3f}')
+    print(f'target (issue 49): Fx and Fy in combined slip <= {MF_TARGET_US:g} us (a compiled '
+          'C++ MF 5.2 takes 0.50 us here)')
 
 
 DRIVETRAIN_TARGET = 0.30
