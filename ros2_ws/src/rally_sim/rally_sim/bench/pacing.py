@@ -3,9 +3,11 @@ Real-time pacing measured side by side: the node's outputs against a bare rclpy 
 
     python -m rally_sim.bench.pacing [--seconds S] [--only odom|scan] [--busy-only]
 
-Two cases, each idle and then with one core kept busy by a spinning process:
-the simulator's odometry at 100 Hz (the default car, ideal sensors), and
-the F1TENTH car's lidar scans at 40 Hz. Beside the node, in the same run,
+Three cases, each idle and then with one core kept busy by a spinning process:
+the simulator's odometry at 100 Hz (the default car, ideal sensors), the
+F1TENTH car's lidar scans at 40 Hz, and the typical profile's IMU at 100 Hz,
+each measurement published 5 ms after it is taken (its own instants, between
+the publishing ones; its stamp is the measurement's). Beside the node, in the same run,
 a hand-written rclpy node publishes the same message type from a timer at
 the same rate (rclpy.spin, the single-threaded executor). A subscriber in
 this process takes both and prints, for each, the wall-clock inter-arrival
@@ -23,7 +25,7 @@ import time
 from nav_msgs.msg import Odometry
 import numpy as np
 import rclpy
-from sensor_msgs.msg import LaserScan
+from sensor_msgs.msg import Imu, LaserScan
 
 from .node import cpu_seconds, start_node, stop_node
 from ..runtime.processes import die_with_parent
@@ -33,6 +35,8 @@ CASES = {
                                'sensors:=ideal', 'surface:=rally_stage')),
     'scan': (LaserScan, 40.0, ('vehicle:=f1tenth', 'surface:=track', 'sensors:=f1tenth',
                                'publish_rate_hz:=40.0', 'command_timeout_s:=0.0')),
+    'imu': (Imu, 100.0, ('command_timeout_s:=0.0', 'initial_speed:=10.0', 'sensors:=typical',
+                         'surface:=rally_stage')),
 }
 """Each case: the message, its rate [Hz], the node's parameters."""
 TARGETS = ("targets (issue 48, 100 Hz, idle): std <= 1.0 ms and below the bare timer's, late "
@@ -96,8 +100,7 @@ def measure(case: str, seconds: float, busy: bool) -> None:
             rows[name].append((time.time(), stamp.sec + 1e-9 * stamp.nanosec))
         return take
 
-    topic = 'odom' if case == 'odom' else 'scan'
-    node.create_subscription(kind, topic, taker('node'), 100)
+    node.create_subscription(kind, case, taker('node'), 100)
     node.create_subscription(kind, f'bare/{case}', taker('bare'), 100)
     try:
         deadline = time.monotonic() + 60.0
