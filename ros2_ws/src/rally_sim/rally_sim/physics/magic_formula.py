@@ -49,7 +49,9 @@ OUTPUTS = ('fx', 'fy', 'mz', 'my', 'kxk', 'kya', 'mux', 'muy', 'fx0', 'fy0', 'gx
  QBZ1, QBZ2, QBZ3, QBZ4, QBZ5, QBZ9, QBZ10, QCZ1, QDZ1, QDZ2, QDZ3, QDZ4, QDZ6, QDZ7, QDZ8, QDZ9,
  QDZ10, QDZ11, QEZ1, QEZ2, QEZ3, QEZ4, QEZ5, QHZ1, QHZ2, QHZ3, QHZ4, PPZ1, PPZ2, SSZ1, SSZ2, SSZ3,
  SSZ4, QSY1, QSY2, QSY3, QSY4, QSY5, QSY6, QSY7, QSY8,
- FNOMIN, UNLOADED_RADIUS, LONGVL, VXLOW, NOMPRES, INFLPRES) = range(len(COEFFICIENTS))
+ FNOMIN, UNLOADED_RADIUS, LONGVL, VXLOW, NOMPRES, INFLPRES,
+ LONGITUDINAL_STIFFNESS, LATERAL_STIFFNESS, PCFX1, PCFX2, PCFX3, PCFY1, PCFY2,
+ PCFY3) = range(len(COEFFICIENTS))
 
 
 def coefficients(tyre: TyreFile) -> np.ndarray:
@@ -257,3 +259,46 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
                       cos_alpha_prime, _sign(vx), fx, fy, fy_trail, svyk, shy, svy, by, cy,
                       out[4], out[5])
     out[3] = rolling_resistance(p, version52, fz, fx, gamma, vx, pressure)
+
+
+@njit
+def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: float):
+    """
+    Return the tyre's relaxation lengths (sigma_kappa, sigma_alpha) [m] at a load; 0, 0 unloaded.
+
+    From PTX1-3 and PTY1-2 (MF 5.2's, which MF 6.x files may carry too):
+    sigma_kappa = Fz (PTX1 + PTX2 dfz) exp(-PTX3 dfz) R0 / Fz0 LSGKP and
+    sigma_alpha = PTY1 sin(2 atan(Fz / (PTY2 Fz0'))) (1 - PKY3 |gamma|) R0
+    LFZO LSGAL; else (MF 6.x) from the slip stiffness over the carcass
+    stiffness, Kxk / Cx and Kya / Cy, with Cx, Cy varying with the load
+    and pressure (PCFX1-3, PCFY1-3). A file with neither gives 0 (no
+    relaxation: has_relaxation() says so).
+    """
+    if fz <= 0.0:
+        return 0.0, 0.0
+    r0, fz0 = p[UNLOADED_RADIUS], p[FNOMIN]
+    fz0_prime = fz0 * p[LFZO]
+    dfz = (fz - fz0_prime) / fz0_prime
+    if p[PTX1] != 0.0 or p[PTY1] != 0.0:
+        sigma_kappa = (fz * (p[PTX1] + p[PTX2] * dfz) * math.exp(-p[PTX3] * dfz) * r0 / fz0
+                       * p[LSGKP])
+        sigma_alpha = (p[PTY1] * math.sin(2.0 * math.atan(fz / (p[PTY2] * fz0_prime)))
+                       * (1.0 - p[PKY3] * abs(gamma)) * r0 * p[LFZO] * p[LSGAL])
+        return abs(sigma_kappa), abs(sigma_alpha)
+    if p[LONGITUDINAL_STIFFNESS] <= 0.0 or p[LATERAL_STIFFNESS] <= 0.0:
+        return 0.0, 0.0
+    dpi = 0.0 if version52 else (pressure - p[NOMPRES]) / p[NOMPRES]
+    cx = (p[LONGITUDINAL_STIFFNESS] * (1.0 + p[PCFX1] * dfz + p[PCFX2] * dfz * dfz)
+          * (1.0 + p[PCFX3] * dpi))
+    cy = (p[LATERAL_STIFFNESS] * (1.0 + p[PCFY1] * dfz + p[PCFY2] * dfz * dfz)
+          * (1.0 + p[PCFY3] * dpi))
+    scratch = np.zeros(len(OUTPUTS))
+    longitudinal(p, fz, 0.0, gamma, dfz, dpi, p[LMUX], scratch)
+    lateral(p, version52, fz, 0.0, gamma, dfz, dpi, p[LMUY], scratch)
+    return abs(scratch[4]) / cx, abs(scratch[5]) / cy
+
+
+def has_relaxation(tyre: TyreFile) -> bool:
+    """Return whether a tyre file gives relaxation lengths (PTX1/PTY1, or carcass stiffnesses)."""
+    return (tyre['PTX1'] != 0.0 or tyre['PTY1'] != 0.0) or (
+        tyre['LONGITUDINAL_STIFFNESS'] > 0.0 and tyre['LATERAL_STIFFNESS'] > 0.0)

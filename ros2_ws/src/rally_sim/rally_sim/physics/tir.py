@@ -53,6 +53,8 @@ DIMENSIONED = {
     'VERTICAL_DAMPING': {'FORCE': 1, 'LENGTH': -1, 'TIME': 1},
     'NOMPRES': {'PRESSURE': 1}, 'INFLPRES': {'PRESSURE': 1}, 'PRESMIN': {'PRESSURE': 1},
     'PRESMAX': {'PRESSURE': 1}, 'MASS': {'MASS': 1},
+    'LONGITUDINAL_STIFFNESS': {'FORCE': 1, 'LENGTH': -1},
+    'LATERAL_STIFFNESS': {'FORCE': 1, 'LENGTH': -1},
     'IXX': {'MASS': 1, 'LENGTH': 2}, 'IYY': {'MASS': 1, 'LENGTH': 2},
 }
 """The keys with a physical unit, and its dimensions; every other number is dimensionless."""
@@ -65,10 +67,10 @@ REQUIRED = {'FNOMIN': 'VERTICAL', 'UNLOADED_RADIUS': 'DIMENSION',
 POSITIVE = ('FNOMIN', 'UNLOADED_RADIUS', 'LONGVL', 'NOMPRES', 'INFLPRES', 'PCX1', 'PCY1')
 """Keys that must be positive (when the file has them)."""
 
-COEFFICIENTS = (
-    # scaling factors (1 by default)
-    'LFZO LCX LMUX LEX LKX LHX LVX LCY LMUY LEY LKY LKYC LKZC LHY LVY LTR LRES LXAL LYKA '
-    'LVYKA LS LMX LVMX LMY LMP LSGKP LSGAL LGAX LGAY LGAZ LMUV '
+SCALING = ('LFZO LCX LMUX LEX LKX LHX LVX LCY LMUY LEY LKY LKYC LKZC LHY LVY LTR LRES LXAL LYKA '
+           'LVYKA LS LMX LVMX LMY LMP LSGKP LSGAL LGAX LGAY LGAZ LMUV').split()
+"""The scaling factors, [SCALING_COEFFICIENTS] (1 by default, LMUV 0)."""
+COEFFICIENTS = tuple(SCALING) + tuple((
     # longitudinal
     'PCX1 PDX1 PDX2 PDX3 PEX1 PEX2 PEX3 PEX4 PKX1 PKX2 PKX3 PHX1 PHX2 PVX1 PVX2 '
     'PPX1 PPX2 PPX3 PPX4 RBX1 RBX2 RBX3 RCX1 REX1 REX2 RHX1 PTX1 PTX2 PTX3 '
@@ -82,11 +84,13 @@ COEFFICIENTS = (
     # rolling resistance
     'QSY1 QSY2 QSY3 QSY4 QSY5 QSY6 QSY7 QSY8 '
     # operating conditions and model
-    'FNOMIN UNLOADED_RADIUS LONGVL VXLOW NOMPRES INFLPRES').split()
+    'FNOMIN UNLOADED_RADIUS LONGVL VXLOW NOMPRES INFLPRES '
+    # carcass stiffnesses (MF 6.x relaxation)
+    'LONGITUDINAL_STIFFNESS LATERAL_STIFFNESS PCFX1 PCFX2 PCFX3 PCFY1 PCFY2 PCFY3').split())
 """The coefficients the Magic Formula here uses (magic_formula.py), in a fixed order."""
 
 DEFAULTS: Dict[str, float] = {
-    **{key: 1.0 for key in COEFFICIENTS if key.startswith('L') and key != 'LONGVL'},
+    **dict.fromkeys(SCALING, 1.0),
     'LMUV': 0.0, 'PKY4': 2.0, 'LONGVL': 16.7, 'VXLOW': 1.0, 'NOMPRES': 0.0, 'INFLPRES': 0.0,
 }
 """What a coefficient the file leaves out is (0 for every other): the MF manuals' values."""
