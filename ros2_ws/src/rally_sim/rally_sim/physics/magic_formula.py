@@ -18,8 +18,9 @@ these axes.
 
 Not modelled: turn slip (phi = 0: zeta factors 1), the overturning moment
 Mx (a planar body does not use it), the speed dependence of the free
-radius, and the low-speed corrections of the solvers (the simulator's tyre
-relaxation handles standstill).
+radius, and the low-speed corrections of the solvers (standstill is the
+model's to handle, with its regularised slips). The vehicle model does not
+take these tyres yet (issue 49).
 
 Compiled like the rest of the physics (jit.njit); one call evaluates one
 tyre: `forces(p, version52, fz, kappa, alpha, gamma, vx, pressure, out)`
