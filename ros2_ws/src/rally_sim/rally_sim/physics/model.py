@@ -19,6 +19,7 @@ import numpy as np
 from .drivetrain.equations import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
+from .magic_formula import forces as mf_forces, MF_SIZE, INFLPRES
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
@@ -55,7 +56,19 @@ P_ARCADE = 31     # the arcade bicycle's parameters, ARCADE_SIZE entries (arcade
 ARCADE_SIZE = 7
 P_DRIVETRAIN = P_ARCADE + ARCADE_SIZE
 """The drivetrain's block, DRIVETRAIN_SIZE entries (drivetrain.py: D_*)."""
-PARAM_SIZE = P_DRIVETRAIN + DRIVETRAIN_SIZE
+P_TYRE_MODEL = P_DRIVETRAIN + DRIVETRAIN_SIZE
+"""TYRE_DOCUMENT (document 002's Pacejka) or TYRE_MF (a Magic Formula per axle)."""
+P_MF_VERSION52 = P_TYRE_MODEL + 1
+P_MF_FRONT = P_TYRE_MODEL + 2
+"""The front axle's Magic Formula coefficients (tir.COEFFICIENTS' order), MF_SIZE entries;
+the rear's follow."""
+P_MF_REAR = P_MF_FRONT + MF_SIZE
+PARAM_SIZE = P_MF_REAR + MF_SIZE
+TYRE_DOCUMENT, TYRE_MF = 0, 1
+MF_LOAD_PASSES = 6
+"""Passes of tyre forces at the loads and loads from the forces, at most (MF tyres)."""
+MF_LOAD_TOLERANCE = 1e-9
+"""The relative change of every load below which the passes stop."""
 FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
 """P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
 LOAD_EXACT, LOAD_DOCUMENT = 0, 1
@@ -67,7 +80,8 @@ W_AX, W_AY, W_LOAD = AX, AY, LOAD
 W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
 W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 18
 W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
-WHEEL_ROWS = 24
+W_MF_OUT, W_LAST_LOAD = 24, 27          # a Magic Formula's outputs (3 rows), the last loads
+WHEEL_ROWS = 28
 """W_DRIVE: the drive torque on each wheel this sub-step [N m] (the command's, or
 the drivetrain's); W_ENGINE: the drivetrain's engine figures (columns E_*);
 W_SPIN, W_INVERSE, W_TRANSFER: the drivetrain solve's wheel speeds, inverse
@@ -116,6 +130,9 @@ class ModelParams(NamedTuple):
     model: int = FOUR_WHEEL
     arcade: tuple = (0.0,) * ARCADE_SIZE
     drivetrain: np.ndarray = np.zeros(DRIVETRAIN_SIZE)
+    tyre_model: int = TYRE_DOCUMENT
+    magic_formula: np.ndarray = np.zeros(1 + 2 * MF_SIZE)
+    """Version 5.2 flag (1.0 or 0.0), then the front's and the rear's coefficients."""
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -127,7 +144,8 @@ class ModelParams(NamedTuple):
                 self.steer_time_constant_s, float(self.load_transfer),
                 float(self.load_transfer_iterations), float(self.model)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
-                               tail, self.arcade, self.drivetrain]).astype(np.float64)
+                               tail, self.arcade, self.drivetrain, [float(self.tyre_model)],
+                               self.magic_formula]).astype(np.float64)
 
 
 @njit_inline
@@ -196,9 +214,35 @@ def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray
     Allocates nothing and makes no array views (each costs reference counts).
     With `with_diag`, fills `diag` (DIAG_SIZE x 4) with the tyre state.
     """
+    if p[P_TYRE_MODEL] == TYRE_MF:
+        _settle_loads(vectors, z_row, p, wheel)
     for i in range(4):
         _tyre(vectors, z_row, p, wheel, diag, with_diag, i)
     _chassis(vectors, z_row, dz_row, p, wheel, diag, with_diag)
+
+
+@njit
+def _settle_loads(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray) -> None:
+    """
+    Find the loads a Magic Formula's forces and the load transfer agree on (W_LOAD).
+
+    Its forces are not proportional to the load, as the exact solve assumes:
+    forces at the last loads (per newton of them), loads from those, again,
+    until no load moves by more than MF_LOAD_TOLERANCE of itself.
+    """
+    for _ in range(MF_LOAD_PASSES):
+        for i in range(4):
+            wheel[W_LAST_LOAD, i] = wheel[W_LOAD, i]
+            _tyre(vectors, z_row, p, wheel, wheel, False, i)
+        normal_g = wheel[W_GRAVITY, 2]
+        wheel_loads_work(wheel, p[P_MASS], normal_g, p[P_LF], p[P_LR], p[P_HALF_TRACK],
+                         p[P_CG_HEIGHT])
+        moved = 0.0
+        for i in range(4):
+            moved = max(moved, abs(wheel[W_LOAD, i] - wheel[W_LAST_LOAD, i])
+                        / max(abs(wheel[W_LOAD, i]), 1.0))
+        if moved <= MF_LOAD_TOLERANCE:
+            return
 
 
 @njit
@@ -210,6 +254,9 @@ def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, p: np.nd
     The other tyres' rows in `wheel` are still right and are kept: the same
     numbers as derivatives_into() for a quarter of the tyre work.
     """
+    if p[P_TYRE_MODEL] == TYRE_MF:      # every tyre's force moves with every load
+        derivatives_into(vectors, z_row, dz_row, p, wheel, wheel, False)
+        return
     _tyre(vectors, z_row, p, wheel, wheel, False, i)
     _chassis(vectors, z_row, dz_row, p, wheel, wheel, False)
 
@@ -229,9 +276,12 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
     # A.5-A.6: slips and force per newton of load.
     sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * p[P_RADIUS], int(p[P_SLIP_MODEL]),
                    p[P_LOW_SPEED])
-    fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
-    fx_t *= wheel[W_MU, i]
-    fy_t *= wheel[W_MU, i]
+    if p[P_TYRE_MODEL] == TYRE_MF:
+        fx_t, fy_t = _mf_unit_forces(p, wheel, i, sx, sy, vx_t)
+    else:
+        fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
+        fx_t *= wheel[W_MU, i]
+        fy_t *= wheel[W_MU, i]
     wheel[W_UNIT_X, i] = fx_t
     wheel[W_UNIT_Y, i] = fy_t
     # A.3: back to the body frame.
@@ -241,6 +291,26 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
         diag[0, i] = sx
         diag[1, i] = slip_angle(vx_t, vy_t)
         diag[5, i] = wheel[W_DELTA, i]
+
+
+@njit
+def _mf_unit_forces(p: np.ndarray, wheel: np.ndarray, i: int, sx: float, sy: float,
+                    vx_t: float) -> tuple:
+    """
+    Return wheel i's Magic Formula force per newton of its load (W_LOAD), in the tyre frame.
+
+    The tyre frame is ISO-W's (x along the wheel, y left): kappa is the
+    slip sx, alpha the angle of the slip velocity, atan(sy); the surface's
+    grip (W_MU, which holds the tyre's mu too) scales LMUX and LMUY.
+    """
+    load = wheel[W_LOAD, i]
+    if load <= 0.0:
+        return 0.0, 0.0
+    base = P_MF_FRONT if i < 2 else P_MF_REAR
+    out = wheel[W_MF_OUT:W_MF_OUT + 3].reshape(12)
+    mf_forces(p, p[P_MF_VERSION52] != 0.0, load, sx, math.atan(sy), 0.0, vx_t,
+              p[base + INFLPRES], out, False, base, wheel[W_MU, i])
+    return out[0] / load, out[1] / load
 
 
 @njit_inline
