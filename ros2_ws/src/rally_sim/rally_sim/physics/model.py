@@ -67,7 +67,7 @@ PARAM_SIZE = P_MF_REAR + MF_SIZE
 TYRE_DOCUMENT, TYRE_MF = 0, 1
 MF_LOAD_PASSES = 6
 """Passes of tyre forces at the loads and loads from the forces, at most (MF tyres)."""
-MF_LOAD_TOLERANCE = 1e-9
+MF_LOAD_TOLERANCE = 1e-6
 """The relative change of every load below which the passes stop."""
 FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
 """P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
