@@ -3,28 +3,7 @@
 import os
 
 from .physics import ConfigError, Surface, SURFACE_GRIP, SurfaceError
-
-
-def config_file(relative: str) -> str:
-    """
-    Return the path of config/<relative>, or '' if it is not there.
-
-    Looked for beside the package (a source tree, colcon's symlinked
-    install), in the package itself (`rally_sim/data`: a pip install) and in
-    the ament share folder (colcon's install); without a ROS environment the
-    last is skipped.
-    """
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, '..', 'config', relative),
-                      os.path.join(here, 'data', relative)):
-        if os.path.exists(candidate):
-            return os.path.normpath(candidate)
-    try:        # the index only where the package's own folders have nothing: it reads files
-        from ament_index_python.packages import get_package_share_directory
-        candidate = os.path.join(get_package_share_directory('rally_sim'), 'config', relative)
-    except (ImportError, LookupError, OSError):    # OSError: AMENT_PREFIX_PATH not set
-        return ''
-    return os.path.normpath(candidate) if os.path.exists(candidate) else ''
+from .physics.files import config_file  # noqa: F401 (found here by the other parts)
 
 
 def preset(name: str, folder: str, suffix: str) -> str:

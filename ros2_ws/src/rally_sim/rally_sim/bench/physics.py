@@ -106,7 +106,8 @@ def main(argv=None) -> int:
           f'steps of {PERIOD_S} s; best of {args.repeat}')
     print(f'{"vehicle file":<20}{"substeps":>9}{"kernel steps/s":>16}{"Vehicle.step/s":>16}'
           f'{"+set_command":>14}{"reference/s":>13}{"ratio":>8}{"drift x RT":>12}')
-    for name in ('volvo_v40_document', 'volvo_v40'):
+    kernels = {}
+    for name in ('volvo_v40_document', 'volvo_v40', 'volvo_v40_mf'):
         config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
         car = Vehicle(config)
         kernel_steps_per_s(car, 10, 1)        # compile (or load the cache) first
@@ -116,6 +117,7 @@ def main(argv=None) -> int:
         with_command = vehicle_steps_per_s(car, 20_000 if JIT_ENABLED else 50, args.repeat,
                                            True)
         reference = reference_steps_per_s(car, 500, args.repeat)
+        kernels[name] = kernel
         print(f'{name:<20}{car.substeps_for(PERIOD_S):>9}{kernel:>16,.0f}{steps:>16,.0f}'
               f'{with_command:>14,.0f}{reference:>13,.0f}{steps / reference:>7.1f}x'
               f'{drift:>11,.0f}x')
@@ -124,6 +126,10 @@ def main(argv=None) -> int:
           f'{TARGETS["drift"]:g}x real time')
     print('before (issue 8, this machine 2026-11-22): document kernel 117,160 steps/s, '
           'Vehicle.step 3,345/s (the issue: 2.9x the reference), default drift x367')
+    ratio = kernels['volvo_v40'] / kernels['volvo_v40_mf']
+    print(f"Magic Formula tyres (volvo_v40_mf): a step costs {ratio:.2f}x volvo_v40's (issue "
+          "49's target: at most 4x; its drift at 1 kHz at least x300 real time; "
+          'Open-Car-Dynamics, C++ with MF 5.2 tyres: x52 here)')
     models(args.repeat)
     magic_formula(args.repeat)
     drivetrain(args.repeat)

@@ -8,17 +8,21 @@ value is a ConfigError that names the key and what is allowed.
 """
 
 from dataclasses import dataclass
+import functools
 import math
+import os
 from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
 import yaml
 
 from .drivetrain.equations import DIFFERENTIALS, drivetrain_block
-from .files import read_yaml
+from .files import config_file, read_yaml
 from .integrators import INTEGRATORS
 from .model import (
-    ARCADE_BICYCLE, FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, ModelParams)
+    ARCADE_BICYCLE, FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, MF_AXLE_SIZE,
+    ModelParams, TYRE_DOCUMENT, TYRE_MF)
+from .tir import read_tir, TirError, TyreFile
 from .tyre import SLIP_DOCUMENT, SLIP_REGULARIZED
 
 SLIP_MODELS = {'document': SLIP_DOCUMENT, 'regularized': SLIP_REGULARIZED}
@@ -63,7 +67,8 @@ class Field(NamedTuple):
 
 def _tyre_fields(axle: str) -> Dict[str, Field]:
     return {
-        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient',
+        f'tyres.{axle}.mu': Field(float, 0.01, 5.0, f'{axle} tyre friction coefficient '
+                                  f'(not with tyres.{axle}.tir, nor B, C, D)',
                                   models=SLIDING, neutral=1.0),
         f'tyres.{axle}.B': Field(float, 0.1, 100.0, f'{axle} Pacejka stiffness factor B',
                                  models=PACEJKA, neutral=10.0),
@@ -71,7 +76,23 @@ def _tyre_fields(axle: str) -> Dict[str, Field]:
                                  models=PACEJKA, neutral=1.3),
         f'tyres.{axle}.D': Field(float, 0.1, 3.0, f'{axle} Pacejka peak factor D',
                                  models=PACEJKA, neutral=1.0),
+        f'tyres.{axle}.tir': Field(
+            str, None, None, f'{axle} tyre property file (.tir, Magic Formula 5.2 or 6.x): a '
+            "path (relative: beside the vehicle file) or a shipped tyre's name; instead of "
+            'mu, B, C and D, on both axles', (), '', models=PACEJKA, neutral=''),
+        f'tyres.{axle}.camber_rad': Field(
+            float, -0.2, 0.2, f'{axle} static camber of a .tir tyre [rad], negative: the '
+            "wheels' tops lean in", (), 0.0, models=PACEJKA, neutral=0.0),
+        f'tyres.{axle}.pressure_pa': Field(
+            float, 0.0, 1.0e7, f'{axle} inflation pressure of an MF 6.x .tir tyre [Pa], 0: '
+            "the file's", (), 0.0, models=PACEJKA, neutral=0.0),
     }
+
+
+DOCUMENT_TYRE_KEYS = ('mu', 'B', 'C', 'D')
+"""An axle's keys of document 002's tyre, which a .tir tyre replaces."""
+MF_TYRE_KEYS = ('camber_rad', 'pressure_pa')
+"""An axle's keys that only a .tir tyre reads."""
 
 
 ACTUATORS = {
@@ -358,6 +379,8 @@ class VehicleConfig:
         values = {key: self.values[key] for key in self.given}
         for key, value in overrides.items():
             values[key] = check_value(key, value)
+            if key.endswith('.tir'):
+                values[key] = find_tyre(values[key], os.getcwd(), key)
             for pair in STEER_ALIASES.items():
                 if key in pair:     # an override replaces the setting under either name
                     values.pop(pair[1] if key == pair[0] else pair[0], None)
@@ -387,7 +410,27 @@ class VehicleConfig:
                     v['arcade.cornering_stiffness_rear_per_rad'], v['arcade.handbrake_grip'],
                     v['arcade.steer_reduction'], v['arcade.steer_reduction_speed_m_s'],
                     v['arcade.counter_steer_assist'], v['steering.max_angle_rad']),
-            drivetrain=drivetrain_block(v))
+            drivetrain=drivetrain_block(v),
+            tyre_model=TYRE_MF if v['tyres.front.tir'] else TYRE_DOCUMENT,
+            magic_formula=self.magic_formula_block())
+
+    def tyre_files(self) -> Tuple[Optional[TyreFile], Optional[TyreFile]]:
+        """Return the front and rear .tir tyres (None, None for the document tyre)."""
+        return tuple(tyre_file(self.values[f'tyres.{axle}.tir'], f'tyres.{axle}.tir')
+                     if self.values[f'tyres.{axle}.tir'] else None for axle in ('front', 'rear'))
+
+    def magic_formula_block(self) -> np.ndarray:
+        """Return the kernels' Magic Formula parameters (model.P_MF_FRONT's layout)."""
+        block = np.zeros(2 * MF_AXLE_SIZE)
+        for k, (axle, tyre) in enumerate(zip(('front', 'rear'), self.tyre_files())):
+            if tyre is None:
+                continue
+            pressure = self.values[f'tyres.{axle}.pressure_pa'] or tyre['INFLPRES']
+            side = -1.0 if tyre.strings.get('TYRESIDE', 'LEFT').upper() == 'RIGHT' else 1.0
+            head = [1.0 if tyre.version == '5.2' else 0.0,
+                    self.values[f'tyres.{axle}.camber_rad'], pressure, side]
+            block[k * MF_AXLE_SIZE:(k + 1) * MF_AXLE_SIZE] = head + list(tyre.coefficients())
+        return block
 
 
 def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
@@ -399,6 +442,12 @@ def from_mapping(tree: Mapping, source: str = 'vehicle') -> VehicleConfig:
     for key, value in flat.items():
         try:
             values[key] = check_value(key, value)
+        except ConfigError as error:
+            problems.append(str(error))
+    if not problems:
+        try:
+            _find_tyres(values, os.path.dirname(os.path.abspath(source))
+                        if os.path.isfile(source) else os.getcwd())
         except ConfigError as error:
             problems.append(str(error))
     if problems:            # all of them at once, with the keys the file lacks
@@ -417,8 +466,15 @@ def missing_keys(given: Mapping[str, Any], model: str) -> list:
     """Return the keys a vehicle file of `model` must set that `given` lacks (drivetrain aside)."""
     return [key for key, spec in FIELDS.items()
             if key not in given and spec.default is None and model in spec.models
-            and key not in DRIVETRAIN_FIELDS
+            and key not in DRIVETRAIN_FIELDS and not _replaced_by_tir(key, given)
             and not any(o == key and n in given for n, o in STEER_ALIASES.items())]
+
+
+def _replaced_by_tir(key: str, given: Mapping[str, Any]) -> bool:
+    """Return whether `key` is a document-tyre key of an axle whose tyre is a .tir file."""
+    parts = key.split('.')
+    return (len(parts) == 3 and parts[0] == 'tyres' and parts[2] in DOCUMENT_TYRE_KEYS
+            and bool(given.get(f'tyres.{parts[1]}.tir')))
 
 
 def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
@@ -432,16 +488,93 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     if unused:
         raise ConfigError(f"key(s) {', '.join(unused)} not used by model '{model}'")
     _check_layout(values)
+    _check_tyres(values)
     missing = missing_keys(values, model)
     if missing:
         raise ConfigError(f"missing key(s) {', '.join(missing)}")
-    completed = {key: spec.neutral if model not in spec.models else spec.default
-                 for key, spec in FIELDS.items() if key not in values}
+    completed = {key: spec.neutral if model not in spec.models or _replaced_by_tir(key, values)
+                 else spec.default for key, spec in FIELDS.items() if key not in values}
     completed.update(values)
     _fold_steering(values, completed)
     if model == 'arcade_bicycle':
         _check_arcade(completed)
     return completed
+
+
+def _check_tyres(values: Mapping[str, Any]) -> None:
+    """
+    Check that both axles name a .tir tyre or neither, and each key fits its axle's tyre.
+
+    A .tir tyre comes with its own friction and shape (mu, B, C, D are the
+    document tyre's); camber and pressure are the Magic Formula's. The file
+    must be readable and of a Magic Formula this reads.
+    """
+    tirs = {axle: values.get(f'tyres.{axle}.tir', '') for axle in ('front', 'rear')}
+    if bool(tirs['front']) != bool(tirs['rear']):
+        given, lacking = ('front', 'rear') if tirs['front'] else ('rear', 'front')
+        raise ConfigError(f"key 'tyres.{given}.tir' names a tyre file but 'tyres.{lacking}.tir' "
+                          'does not: give both axles a .tir tyre, or neither')
+    for axle, path in tirs.items():
+        own = MF_TYRE_KEYS if not path else DOCUMENT_TYRE_KEYS
+        clash = [f'tyres.{axle}.{name}' for name in own if f'tyres.{axle}.{name}' in values]
+        if clash:
+            raise ConfigError(
+                f"key(s) {', '.join(clash)} " + (
+                    f'need a .tir tyre (tyres.{axle}.tir)' if not path else
+                    f'not used with the .tir tyre of tyres.{axle}.tir ({path}), which has its '
+                    'own friction and shape'))
+        if path:
+            tyre_file(path, f'tyres.{axle}.tir')
+
+
+def tyre_file(path: str, key: str = 'tyres.tir') -> TyreFile:
+    """Return the .tir file at `path`, read (cached while unchanged); ConfigError if unusable."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError as failure:
+        raise ConfigError(f"key '{key}' = {path!r}: cannot read the tyre file: "
+                          f'{failure.strerror}') from None
+    try:
+        return _read_tir(path, stamp)
+    except TirError as error:
+        raise ConfigError(f"key '{key}': {error}") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _read_tir(path: str, stamp: int) -> TyreFile:
+    """read_tir(), once per file version (stamp: its modification time)."""
+    return read_tir(path)
+
+
+def find_tyre(value: str, beside: str, key: str) -> str:
+    """
+    Return the path a `tyres.<axle>.tir` value names; ConfigError if none.
+
+    A relative path is looked for beside the vehicle file (`beside`, a
+    folder), then, for a bare name, among the shipped tyres (config/tyres,
+    with or without .tir).
+    """
+    if not value or os.path.isabs(value):
+        return value
+    candidates = [os.path.join(beside, value)]
+    if os.sep not in value and '/' not in value:
+        name = value if value.endswith('.tir') else value + '.tir'
+        candidates.append(config_file(os.path.join('tyres', name)))
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate):
+            return os.path.abspath(candidate)
+    shipped = config_file('tyres')
+    names = sorted(n[:-4] for n in os.listdir(shipped) if n.endswith('.tir')) if shipped else []
+    raise ConfigError(f"key '{key}' = {value!r}: no such tyre file beside the vehicle file "
+                      f"({beside}), nor a shipped tyre (shipped: {', '.join(names) or 'none'})")
+
+
+def _find_tyres(values: Dict[str, Any], beside: str) -> None:
+    """Replace each `tyres.<axle>.tir` value in `values` by the path it names."""
+    for axle in ('front', 'rear'):
+        key = f'tyres.{axle}.tir'
+        if values.get(key):
+            values[key] = find_tyre(values[key], beside, key)
 
 
 def _fold_steering(values: Mapping[str, Any], completed: Dict[str, Any]) -> None:

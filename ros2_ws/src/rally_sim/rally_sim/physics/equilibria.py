@@ -45,8 +45,8 @@ from .integrators import (
     advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
     I_AGE, IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
 from .model import (
-    ENGINE, FOUR_WHEEL, GEAR, OMEGA, P_DRIVETRAIN, P_MODEL, STATE_SIZE, STEER, VX, VY, X, YAW,
-    YAW_RATE)
+    ENGINE, FOUR_WHEEL, GEAR, MF_COLD_PASSES, OMEGA, P_DRIVETRAIN, P_LOAD_PASSES, P_MODEL,
+    STATE_SIZE, STEER, VX, VY, X, YAW, YAW_RATE)
 from .vehicle import Vehicle
 
 STATE_NAMES = ('x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'omega_fl', 'omega_fr', 'omega_rl',
@@ -243,6 +243,10 @@ class SteadyState:
         self._work = Workspace()
         self._outputs = np.zeros((OUTPUT_ROWS, 4))
         self._command = np.zeros(COMMAND_SIZE)
+        self._params = vehicle.flat_params.copy()
+        self._params[P_LOAD_PASSES] = MF_COLD_PASSES
+        """The simulator's parameters, but Magic Formula loads solved to convergence in every
+        evaluation (the simulator's loads converge over its steps: the same in steady state)."""
 
     # ---- the equations ------------------------------------------------------
 
@@ -294,7 +298,7 @@ class SteadyState:
         v, w = self.vehicle, self._work
         new = state.copy()
         w.ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
-        advance(new, command, self.h, 1, 1, v.method, v.flat_params, v.tyre_mu, v.map_arrays[0],
+        advance(new, command, self.h, 1, 1, v.method, self._params, v.tyre_mu, v.map_arrays[0],
                 v.map_arrays[1], w.vectors, w.wheel, w.matrices, w.ints, self._outputs)
         return new
 

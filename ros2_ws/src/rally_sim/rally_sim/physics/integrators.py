@@ -29,9 +29,10 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     C_THROTTLE, COMMAND_SIZE, contact_point, derivatives_into, derivatives_one_wheel, DIAG_SIZE,
     KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OMEGA,
     OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL, P_SLIP_MODEL,
-    P_STEER_RATE, P_STEER_TAU, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER, VX, W_AX, W_AY,
-    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_LOAD, W_MU, W_SPIN,
-    W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER,
+    TYRE_MF, VX, W_AX, W_AY, W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE,
+    W_KEPT_LOAD, W_LOAD, W_MU, W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X,
+    Y, YAW)
 from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .models.kinematic import kinematic_outputs, kinematic_step
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
@@ -70,8 +71,9 @@ class Workspace:
         self.refresh_jacobian()
 
     def refresh_jacobian(self) -> None:
-        """Make the next implicit step compute a fresh Jacobian."""
+        """Make the next implicit step compute a fresh Jacobian (and MF tyres' loads afresh)."""
         self.ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
+        self.wheel[W_LOAD] = 0.0
 
 
 @njit
@@ -143,25 +145,43 @@ def _iteration_matrix(p, h, vectors, wheel, matrices, ints) -> None:
     from zero, so that mirrored states get mirrored matrices. `wheel` still
     holds each tyre's force at z: a wheel-spin column changes only that
     wheel's tyre and is evaluated with the other three kept (the same
-    numbers as evaluating all four).
+    numbers as evaluating all four). Magic Formula tyres: every difference
+    starts from the loads f(z) started from, and the loads f(z) left are
+    put back after.
     """
+    mf = p[P_TYRE_MODEL] == TYRE_MF
+    if mf:
+        copy_row(wheel, W_LOAD, W_KEPT_LOAD)
     for j in range(7):
         vectors[V_UP, j] = vectors[V_Z, j]
     for j in range(3, 7):
         i = j - 3
         kept = (wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i])
         eps = _perturb(vectors, j)
+        if mf:
+            copy_row(wheel, W_START_LOAD, W_LOAD)
         derivatives_one_wheel(vectors, V_UP, V_F_UP, p, wheel, i)
         wheel[W_AX, i], wheel[W_AY, i], wheel[W_UNIT_X, i], wheel[W_UNIT_Y, i] = kept
         _difference_column(vectors, matrices, h, j, eps)
     for j in range(3):      # body velocities: every tyre's slip changes
         eps = _perturb(vectors, j)
+        if mf:
+            copy_row(wheel, W_START_LOAD, W_LOAD)
         derivatives_into(vectors, V_UP, V_F_UP, p, wheel, wheel, False)
         _difference_column(vectors, matrices, h, j, eps)
+    if mf:
+        copy_row(wheel, W_KEPT_LOAD, W_LOAD)
     for i in range(7):
         for k in range(7):
             matrices[M_FACTORED, i, k] = matrices[M_ITERATION, i, k]
     ints[I_FACTORED] = 1 if factor(matrices[M_FACTORED], ints[I_PIVOTS:I_PIVOTS + 7], 7) else 0
+
+
+@njit
+def copy_row(wheel: np.ndarray, source: int, target: int) -> None:
+    """Copy row `source` of a (rows x 4) work array to row `target`."""
+    for i in range(4):
+        wheel[target, i] = wheel[source, i]
 
 
 @njit
@@ -512,7 +532,12 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
             wheel[W_ENGINE, i] = 0.0
         out[O_DRIVE, i] = wheel[W_DRIVE, i]
         out[O_ENGINE, i] = wheel[W_ENGINE, i]
+    mf = p[P_TYRE_MODEL] == TYRE_MF
+    if mf:              # looking moves no load the steps start from
+        copy_row(wheel, W_LOAD, W_KEPT_LOAD)
     derivatives_into(vectors, V_Z, V_DZ, p, wheel, out, True)
+    if mf:
+        copy_row(wheel, W_KEPT_LOAD, W_LOAD)
     vx, vy, r = state[VX], state[VX + 1], state[VX + 2]
     out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r - wheel[W_GRAVITY, 0]
     out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r - wheel[W_GRAVITY, 1]

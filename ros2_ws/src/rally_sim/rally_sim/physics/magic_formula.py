@@ -18,9 +18,9 @@ these axes.
 
 Not modelled: turn slip (phi = 0: zeta factors 1), the overturning moment
 Mx (a planar body does not use it), the speed dependence of the free
-radius, and the low-speed corrections of the solvers (standstill is the
-model's to handle, with its regularised slips). The vehicle model does not
-take these tyres yet (issue 49).
+radius. Of the solvers' low-speed corrections only the fading of the
+shifts (`fade`); the rest of standstill is the vehicle model's, with its
+regularised slips.
 
 Compiled like the rest of the physics (jit.njit); one call evaluates one
 tyre: `forces(p, version52, fz, kappa, alpha, gamma, vx, pressure, out)`
@@ -35,7 +35,7 @@ from .jit import njit
 from .tir import COEFFICIENTS, TyreFile
 
 MF_SIZE = len(COEFFICIENTS)
-"""How many coefficients a Magic Formula block holds (the flat parameters carry one an axle)."""
+"""How many coefficients a tyre's block holds (the flat parameters carry one an axle)."""
 EPSILON = 1e-6
 """The MF's small number that keeps B and the trail finite at zero load or stiffness (4.E6a)."""
 OUTPUTS = ('fx', 'fy', 'mz', 'my', 'kxk', 'kya', 'mux', 'muy', 'fx0', 'fy0', 'gxa', 'gyk')
@@ -84,84 +84,85 @@ def weighting(b: float, c: float, e: float, x: float, shift: float) -> float:
 
 
 @njit
-def longitudinal(p, b: int, fz: float, kappa: float, gamma: float, dfz: float, dpi: float,
-                 lmux: float, out) -> float:
-    """Return the pure-slip Fx0 (4.E9-4.E18); out[4] Kxk, out[6] mux."""
-    cx = p[b + PCX1] * p[b + LCX]                                                       # (4.E11)
-    mux = ((p[b + PDX1] + p[b + PDX2] * dfz) * (1.0 + p[b + PPX3] * dpi + p[b + PPX4] * dpi * dpi)
-           * (1.0 - p[b + PDX3] * gamma * gamma) * lmux)                            # (4.E13)
+def longitudinal(p, fz: float, kappa: float, gamma: float, dfz: float, dpi: float,
+                 lmux: float, out, fade: float = 1.0) -> float:
+    """Return the pure-slip Fx0 (4.E9-4.E18); out[4] Kxk, out[6] mux; shifts times `fade`."""
+    cx = p[PCX1] * p[LCX]                                                       # (4.E11)
+    mux = ((p[PDX1] + p[PDX2] * dfz) * (1.0 + p[PPX3] * dpi + p[PPX4] * dpi * dpi)
+           * (1.0 - p[PDX3] * gamma * gamma) * lmux)                            # (4.E13)
     dx = mux * fz                                                               # (4.E12)
-    kxk = (fz * (p[b + PKX1] + p[b + PKX2] * dfz) * math.exp(p[b + PKX3] * dfz)
-           * (1.0 + p[b + PPX1] * dpi + p[b + PPX2] * dpi * dpi) * p[b + LKX])              # (4.E15)
+    kxk = (fz * (p[PKX1] + p[PKX2] * dfz) * math.exp(p[PKX3] * dfz)
+           * (1.0 + p[PPX1] * dpi + p[PPX2] * dpi * dpi) * p[LKX])              # (4.E15)
     bx = kxk / (cx * dx + EPSILON * _sign(dx))                                  # (4.E16)
-    shx = (p[b + PHX1] + p[b + PHX2] * dfz) * p[b + LHX]                                    # (4.E17)
-    svx = fz * (p[b + PVX1] + p[b + PVX2] * dfz) * p[b + LVX] * lmux                        # (4.E18)
+    shx = (p[PHX1] + p[PHX2] * dfz) * p[LHX] * fade                             # (4.E17)
+    svx = fz * (p[PVX1] + p[PVX2] * dfz) * p[LVX] * lmux * fade                 # (4.E18)
     kappa_x = kappa + shx                                                       # (4.E10)
-    ex = min((p[b + PEX1] + p[b + PEX2] * dfz + p[b + PEX3] * dfz * dfz)
-             * (1.0 - p[b + PEX4] * _sign(kappa_x)) * p[b + LEX], 1.0)                  # (4.E14)
+    ex = min((p[PEX1] + p[PEX2] * dfz + p[PEX3] * dfz * dfz)
+             * (1.0 - p[PEX4] * _sign(kappa_x)) * p[LEX], 1.0)                  # (4.E14)
     out[4], out[6] = kxk, mux
     return magic(bx, cx, dx, ex, kappa_x) + svx                                 # (4.E9)
 
 
 @njit
-def lateral(p, b: int, version52: bool, fz: float, alpha: float, gamma: float, dfz: float,
-            dpi: float, lmuy: float, out):
+def lateral(p, version52: bool, fz: float, alpha: float, gamma: float, dfz: float,
+            dpi: float, lmuy: float, out, fade: float = 1.0):
     """
     Return the pure-slip Fy0 (4.E19-4.E30) and its SHy, SVy, By, Cy; out[5] Kya, out[7] muy.
 
     MF 5.2's shift SHy is PHY3's camber term; MF 6.x's the camber stiffness's.
     """
-    fz0 = p[b + FNOMIN] * p[b + LFZO]
-    kya = (p[b + PKY1] * fz0 * (1.0 + p[b + PPY1] * dpi) * (1.0 - p[b + PKY3] * abs(gamma))
-           * math.sin(p[b + PKY4] * math.atan((fz / fz0) / ((p[b + PKY2] + p[b + PKY5] * gamma * gamma)
-                                                        * (1.0 + p[b + PPY2] * dpi))))
-           * p[b + LKY])                                                            # (4.E25)
-    svyg = fz * (p[b + PVY3] + p[b + PVY4] * dfz) * gamma * p[b + LKYC] * lmuy              # (4.E28)
+    fz0 = p[FNOMIN] * p[LFZO]
+    kya = (p[PKY1] * fz0 * (1.0 + p[PPY1] * dpi) * (1.0 - p[PKY3] * abs(gamma))
+           * math.sin(p[PKY4] * math.atan((fz / fz0) / ((p[PKY2] + p[PKY5] * gamma * gamma)
+                                                        * (1.0 + p[PPY2] * dpi))))
+           * p[LKY])                                                            # (4.E25)
+    svyg = fz * (p[PVY3] + p[PVY4] * dfz) * gamma * p[LKYC] * lmuy              # (4.E28)
     if version52:
-        shy = (p[b + PHY1] + p[b + PHY2] * dfz) * p[b + LHY] + p[b + PHY3] * gamma * p[b + LKYC]    # MF 5.2
+        shy = (p[PHY1] + p[PHY2] * dfz) * p[LHY] + p[PHY3] * gamma * p[LKYC]    # MF 5.2
     else:
-        kyg0 = fz * (p[b + PKY6] + p[b + PKY7] * dfz) * (1.0 + p[b + PPY5] * dpi) * p[b + LKYC]  # (4.E30)
-        shy = ((p[b + PHY1] + p[b + PHY2] * dfz) * p[b + LHY]
+        kyg0 = fz * (p[PKY6] + p[PKY7] * dfz) * (1.0 + p[PPY5] * dpi) * p[LKYC]  # (4.E30)
+        shy = ((p[PHY1] + p[PHY2] * dfz) * p[LHY]
                + (kyg0 * gamma - svyg) / (kya + EPSILON * _sign(kya)))          # (4.E27)
-    svy = fz * (p[b + PVY1] + p[b + PVY2] * dfz) * p[b + LVY] * lmuy + svyg                 # (4.E29)
+    svy = (fz * (p[PVY1] + p[PVY2] * dfz) * p[LVY] * lmuy + svyg) * fade        # (4.E29)
+    shy *= fade
     alpha_y = alpha + shy                                                       # (4.E20)
-    cy = p[b + PCY1] * p[b + LCY]                                                       # (4.E21)
-    muy = ((p[b + PDY1] + p[b + PDY2] * dfz) * (1.0 + p[b + PPY3] * dpi + p[b + PPY4] * dpi * dpi)
-           * (1.0 - p[b + PDY3] * gamma * gamma) * lmuy)                            # (4.E23)
+    cy = p[PCY1] * p[LCY]                                                       # (4.E21)
+    muy = ((p[PDY1] + p[PDY2] * dfz) * (1.0 + p[PPY3] * dpi + p[PPY4] * dpi * dpi)
+           * (1.0 - p[PDY3] * gamma * gamma) * lmuy)                            # (4.E23)
     dy = muy * fz                                                               # (4.E22)
-    ey = min((p[b + PEY1] + p[b + PEY2] * dfz)
-             * (1.0 + p[b + PEY5] * gamma * gamma - (p[b + PEY3] + p[b + PEY4] * gamma) * _sign(alpha_y))
-             * p[b + LEY], 1.0)                                                     # (4.E24)
+    ey = min((p[PEY1] + p[PEY2] * dfz)
+             * (1.0 + p[PEY5] * gamma * gamma - (p[PEY3] + p[PEY4] * gamma) * _sign(alpha_y))
+             * p[LEY], 1.0)                                                     # (4.E24)
     by = kya / (cy * dy + EPSILON * _sign(dy))                                  # (4.E26)
     out[5], out[7] = kya, muy
     return magic(by, cy, dy, ey, alpha_y) + svy, shy, svy, by, cy               # (4.E19)
 
 
 @njit
-def combined_x(p, b: int, kappa: float, alpha: float, gamma: float, dfz: float) -> float:
+def combined_x(p, kappa: float, alpha: float, gamma: float, dfz: float) -> float:
     """Return Gxa, the weighting of Fx0 by the slip angle (4.E51-4.E57)."""
-    bxa = ((p[b + RBX1] + p[b + RBX3] * gamma * gamma) * math.cos(math.atan(p[b + RBX2] * kappa))
-           * p[b + LXAL])                                                           # (4.E54)
-    exa = min(p[b + REX1] + p[b + REX2] * dfz, 1.0)                                     # (4.E56)
-    return weighting(bxa, p[b + RCX1], exa, alpha, p[b + RHX1])                         # (4.E51)
+    bxa = ((p[RBX1] + p[RBX3] * gamma * gamma) * math.cos(math.atan(p[RBX2] * kappa))
+           * p[LXAL])                                                           # (4.E54)
+    exa = min(p[REX1] + p[REX2] * dfz, 1.0)                                     # (4.E56)
+    return weighting(bxa, p[RCX1], exa, alpha, p[RHX1])                         # (4.E51)
 
 
 @njit
-def combined_y(p, b: int, fz: float, kappa: float, alpha: float, gamma: float, dfz: float,
+def combined_y(p, fz: float, kappa: float, alpha: float, gamma: float, dfz: float,
                muy: float):
     """Return Gyk, the weighting of Fy0 by the slip ratio, and SVyk (4.E59-4.E67)."""
-    byk = ((p[b + RBY1] + p[b + RBY4] * gamma * gamma) * math.cos(math.atan(p[b + RBY2] * (alpha - p[b + RBY3])))
-           * p[b + LYKA])                                                           # (4.E62)
-    eyk = min(p[b + REY1] + p[b + REY2] * dfz, 1.0)                                     # (4.E64)
-    shyk = p[b + RHY1] + p[b + RHY2] * dfz                                              # (4.E65)
-    dvyk = (muy * fz * (p[b + RVY1] + p[b + RVY2] * dfz + p[b + RVY3] * gamma)
-            * math.cos(math.atan(p[b + RVY4] * alpha)))                             # (4.E67)
-    svyk = dvyk * math.sin(p[b + RVY5] * math.atan(p[b + RVY6] * kappa)) * p[b + LVYKA]     # (4.E66)
-    return weighting(byk, p[b + RCY1], eyk, kappa, shyk), svyk                      # (4.E59)
+    byk = ((p[RBY1] + p[RBY4] * gamma * gamma) * math.cos(math.atan(p[RBY2] * (alpha - p[RBY3])))
+           * p[LYKA])                                                           # (4.E62)
+    eyk = min(p[REY1] + p[REY2] * dfz, 1.0)                                     # (4.E64)
+    shyk = p[RHY1] + p[RHY2] * dfz                                              # (4.E65)
+    dvyk = (muy * fz * (p[RVY1] + p[RVY2] * dfz + p[RVY3] * gamma)
+            * math.cos(math.atan(p[RVY4] * alpha)))                             # (4.E67)
+    svyk = dvyk * math.sin(p[RVY5] * math.atan(p[RVY6] * kappa)) * p[LVYKA]     # (4.E66)
+    return weighting(byk, p[RCY1], eyk, kappa, shyk), svyk                      # (4.E59)
 
 
 @njit
-def aligning(p, b: int, version52: bool, fz: float, kappa: float, alpha: float, gamma: float,
+def aligning(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: float,
              dfz: float, dpi: float, lmuy: float, cos_alpha_prime: float, vx_sign: float,
              fx: float, fy: float, fy_trail: float, svyk: float, shy: float, svy: float,
              by: float, cy: float, kxk: float, kya: float) -> float:
@@ -172,29 +173,29 @@ def aligning(p, b: int, version52: bool, fz: float, kappa: float, alpha: float, 
     residual moment Mzr, and s Fx; MF 6.x takes the trail's force at zero
     camber, MF 5.2 the force less its kappa-induced part (its manual).
     """
-    r0, fz0 = p[b + UNLOADED_RADIUS], p[b + FNOMIN] * p[b + LFZO]
-    sht = p[b + QHZ1] + p[b + QHZ2] * dfz + (p[b + QHZ3] + p[b + QHZ4] * dfz) * gamma          # (4.E35)
+    r0, fz0 = p[UNLOADED_RADIUS], p[FNOMIN] * p[LFZO]
+    sht = p[QHZ1] + p[QHZ2] * dfz + (p[QHZ3] + p[QHZ4] * dfz) * gamma          # (4.E35)
     kya_prime = kya + EPSILON * _sign(kya)                                      # (4.E39)
     alpha_r = alpha + shy + svy / kya_prime                                     # (4.E37-38)
     alpha_t = alpha + sht                                                       # (4.E34)
-    dt = ((p[b + QDZ1] + p[b + QDZ2] * dfz) * (1.0 - p[b + PPZ1] * dpi)
-          * (1.0 + p[b + QDZ3] * gamma + p[b + QDZ4] * gamma * gamma) * fz * (r0 / fz0) * p[b + LTR])  # (A60)
-    bt = ((p[b + QBZ1] + p[b + QBZ2] * dfz + p[b + QBZ3] * dfz * dfz)
-          * (1.0 + p[b + QBZ4] * gamma + p[b + QBZ5] * abs(gamma)) * p[b + LKY] / lmuy)    # (A58)
-    ct = p[b + QCZ1]                                                                # (4.E41)
-    et = min((p[b + QEZ1] + p[b + QEZ2] * dfz + p[b + QEZ3] * dfz * dfz)
-             * (1.0 + (p[b + QEZ4] + p[b + QEZ5] * gamma) * (2.0 / math.pi)
+    dt = ((p[QDZ1] + p[QDZ2] * dfz) * (1.0 - p[PPZ1] * dpi)
+          * (1.0 + p[QDZ3] * gamma + p[QDZ4] * gamma * gamma) * fz * (r0 / fz0) * p[LTR])  # (A60)
+    bt = ((p[QBZ1] + p[QBZ2] * dfz + p[QBZ3] * dfz * dfz)
+          * (1.0 + p[QBZ4] * gamma + p[QBZ5] * abs(gamma)) * p[LKY] / lmuy)    # (A58)
+    ct = p[QCZ1]                                                                # (4.E41)
+    et = min((p[QEZ1] + p[QEZ2] * dfz + p[QEZ3] * dfz * dfz)
+             * (1.0 + (p[QEZ4] + p[QEZ5] * gamma) * (2.0 / math.pi)
                 * math.atan(bt * ct * alpha_t)), 1.0)                           # (4.E44)
-    dr = (fz * r0 * ((p[b + QDZ6] + p[b + QDZ7] * dfz) * p[b + LRES]
-                     + ((p[b + QDZ8] + p[b + QDZ9] * dfz) * (1.0 + p[b + PPZ2] * dpi)
-                        + (p[b + QDZ10] + p[b + QDZ11] * dfz) * abs(gamma)) * gamma * p[b + LKZC])
+    dr = (fz * r0 * ((p[QDZ6] + p[QDZ7] * dfz) * p[LRES]
+                     + ((p[QDZ8] + p[QDZ9] * dfz) * (1.0 + p[PPZ2] * dpi)
+                        + (p[QDZ10] + p[QDZ11] * dfz) * abs(gamma)) * gamma * p[LKZC])
           * lmuy * vx_sign * math.cos(alpha))                                   # (4.E47)
-    br = p[b + QBZ9] * p[b + LKY] / lmuy + p[b + QBZ10] * by * cy                           # (4.E45)
+    br = p[QBZ9] * p[LKY] / lmuy + p[QBZ10] * by * cy                           # (4.E45)
     ratio = kxk / kya_prime * kappa
     alpha_r_eq = math.atan(math.sqrt(math.tan(alpha_r) ** 2 + ratio * ratio)) * _sign(alpha_r)
     alpha_t_eq = math.atan(math.sqrt(math.tan(alpha_t) ** 2 + ratio * ratio)) * _sign(alpha_t)
-    s = r0 * (p[b + SSZ1] + p[b + SSZ2] * (fy / p[b + FNOMIN])
-              + (p[b + SSZ3] + p[b + SSZ4] * dfz) * gamma) * p[b + LS]                      # (A56)
+    s = r0 * (p[SSZ1] + p[SSZ2] * (fy / p[FNOMIN])
+              + (p[SSZ3] + p[SSZ4] * dfz) * gamma) * p[LS]                      # (A56)
     mzr = dr * math.cos(math.atan(br * alpha_r_eq))                             # (4.E75)
     t = (dt * math.cos(ct * math.atan(bt * alpha_t_eq - et * (bt * alpha_t_eq
                                                               - math.atan(bt * alpha_t_eq))))
@@ -205,24 +206,24 @@ def aligning(p, b: int, version52: bool, fz: float, kappa: float, alpha: float, 
 
 
 @njit
-def rolling_resistance(p, b: int, version52: bool, fz: float, fx: float, gamma: float, vx: float,
+def rolling_resistance(p, version52: bool, fz: float, fx: float, gamma: float, vx: float,
                        pressure: float) -> float:
     """Return the rolling resistance moment My (A48; MF 5.2: proportional to the load)."""
-    fz0, v = p[b + FNOMIN], vx / p[b + LONGVL]
-    speed = p[b + QSY1] + p[b + QSY2] * fx / fz0 + p[b + QSY3] * abs(v) + p[b + QSY4] * v ** 4
+    fz0, v = p[FNOMIN], vx / p[LONGVL]
+    speed = p[QSY1] + p[QSY2] * fx / fz0 + p[QSY3] * abs(v) + p[QSY4] * v ** 4
     if version52:
-        my = -p[b + UNLOADED_RADIUS] * fz * p[b + LMY] * speed
+        my = -p[UNLOADED_RADIUS] * fz * p[LMY] * speed
     else:
-        my = (-p[b + UNLOADED_RADIUS] * fz0 * p[b + LMY]
-              * (speed + (p[b + QSY5] + p[b + QSY6] * fz / fz0) * gamma * gamma)
-              * (fz / fz0) ** p[b + QSY7] * (pressure / p[b + NOMPRES]) ** p[b + QSY8])
+        my = (-p[UNLOADED_RADIUS] * fz0 * p[LMY]
+              * (speed + (p[QSY5] + p[QSY6] * fz / fz0) * gamma * gamma)
+              * (fz / fz0) ** p[QSY7] * (pressure / p[NOMPRES]) ** p[QSY8])
     return -my if vx < 0.0 else my
 
 
 @njit
 def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: float,
-           vx: float, pressure: float, out, moments: bool = True, b: int = 0,
-           grip: float = 1.0) -> None:
+           vx: float, pressure: float, out, moments: bool = True, grip: float = 1.0,
+           fade: float = 1.0) -> None:
     """
     Write one tyre's Fx, Fy, Mz, My and their parts into `out` (OUTPUTS' order), ISO-W axes.
 
@@ -231,23 +232,27 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
 
     fz the load [N] (none at or below 0), kappa the slip ratio, alpha the
     slip angle [rad], gamma the camber [rad], vx the wheel's forward speed
-    [m/s] (for My and the friction's speed decay), pressure [Pa] (MF 6.x).
+    [m/s] (for My and the friction's speed decay), pressure [Pa] (MF 6.x),
+    grip the surface's, which scales LMUX and LMUY; fade the share of the
+    shifts kept (SHx, SVx, SHy, SVy, SVyk: 1, or less at low speed, as the
+    solvers fade them there so that a tyre at rest pushes nothing).
     """
     out[:] = 0.0
     if fz <= 0.0:
         return
-    fz0 = p[b + FNOMIN] * p[b + LFZO]                                                   # (4.E1)
+    fz0 = p[FNOMIN] * p[LFZO]                                                   # (4.E1)
     dfz = (fz - fz0) / fz0                                                      # (4.E2a)
-    dpi = 0.0 if version52 else (pressure - p[b + NOMPRES]) / p[b + NOMPRES]            # (4.E2b)
+    dpi = 0.0 if version52 else (pressure - p[NOMPRES]) / p[NOMPRES]            # (4.E2b)
     vsx, vsy = -kappa * abs(vx), math.tan(alpha) * abs(vx)                      # (4.E5)
-    decay = 1.0 + p[b + LMUV] * math.sqrt(vsx * vsx + vsy * vsy) / p[b + LONGVL]
-    lmux, lmuy = grip * p[b + LMUX] / decay, grip * p[b + LMUY] / decay                 # (4.E7)
+    decay = 1.0 + p[LMUV] * math.sqrt(vsx * vsx + vsy * vsy) / p[LONGVL]
+    lmux, lmuy = grip * p[LMUX] / decay, grip * p[LMUY] / decay                 # (4.E7)
     vc = math.sqrt(vx * vx + vsy * vsy)
     cos_alpha_prime = vx / (vc + EPSILON)                                       # (4.E6)
-    fx0 = longitudinal(p, b, fz, kappa, gamma, dfz, dpi, lmux, out)
-    fy0, shy, svy, by, cy = lateral(p, b, version52, fz, alpha, gamma, dfz, dpi, lmuy, out)
-    gxa = combined_x(p, b, kappa, alpha, gamma, dfz)
-    gyk, svyk = combined_y(p, b, fz, kappa, alpha, gamma, dfz, out[7])
+    fx0 = longitudinal(p, fz, kappa, gamma, dfz, dpi, lmux, out, fade)
+    fy0, shy, svy, by, cy = lateral(p, version52, fz, alpha, gamma, dfz, dpi, lmuy, out, fade)
+    gxa = combined_x(p, kappa, alpha, gamma, dfz)
+    gyk, svyk = combined_y(p, fz, kappa, alpha, gamma, dfz, out[7])
+    svyk *= fade
     fx = gxa * fx0                                                              # (4.E50)
     fy = gyk * fy0 + svyk                                                       # (4.E58)
     out[0], out[1] = fx, fy
@@ -257,16 +262,16 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
     fy_trail = fy
     if not version52:                      # the trail's force: at zero camber (4.E74)
         scratch = np.empty(8)
-        fy0_flat, _, _, _, _ = lateral(p, b, False, fz, alpha, 0.0, dfz, dpi, lmuy, scratch)
-        fy_trail = combined_y(p, b, fz, kappa, alpha, 0.0, dfz, scratch[7])[0] * fy0_flat
-    out[2] = aligning(p, b, version52, fz, kappa, alpha, gamma, dfz, dpi, lmuy,
+        fy0_flat, _, _, _, _ = lateral(p, False, fz, alpha, 0.0, dfz, dpi, lmuy, scratch, fade)
+        fy_trail = combined_y(p, fz, kappa, alpha, 0.0, dfz, scratch[7])[0] * fy0_flat
+    out[2] = aligning(p, version52, fz, kappa, alpha, gamma, dfz, dpi, lmuy,
                       cos_alpha_prime, _sign(vx), fx, fy, fy_trail, svyk, shy, svy, by, cy,
                       out[4], out[5])
-    out[3] = rolling_resistance(p, b, version52, fz, fx, gamma, vx, pressure)
+    out[3] = rolling_resistance(p, version52, fz, fx, gamma, vx, pressure)
 
 
 @njit
-def relaxation_lengths(p, b: int, version52: bool, fz: float, gamma: float, pressure: float):
+def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: float):
     """
     Return the tyre's relaxation lengths (sigma_kappa, sigma_alpha) [m] at a load; 0, 0 unloaded.
 
@@ -280,25 +285,25 @@ def relaxation_lengths(p, b: int, version52: bool, fz: float, gamma: float, pres
     """
     if fz <= 0.0:
         return 0.0, 0.0
-    r0, fz0 = p[b + UNLOADED_RADIUS], p[b + FNOMIN]
-    fz0_prime = fz0 * p[b + LFZO]
+    r0, fz0 = p[UNLOADED_RADIUS], p[FNOMIN]
+    fz0_prime = fz0 * p[LFZO]
     dfz = (fz - fz0_prime) / fz0_prime
-    if p[b + PTX1] != 0.0 or p[b + PTY1] != 0.0:
-        sigma_kappa = (fz * (p[b + PTX1] + p[b + PTX2] * dfz) * math.exp(-p[b + PTX3] * dfz) * r0 / fz0
-                       * p[b + LSGKP])
-        sigma_alpha = (p[b + PTY1] * math.sin(2.0 * math.atan(fz / (p[b + PTY2] * fz0_prime)))
-                       * (1.0 - p[b + PKY3] * abs(gamma)) * r0 * p[b + LFZO] * p[b + LSGAL])
+    if p[PTX1] != 0.0 or p[PTY1] != 0.0:
+        sigma_kappa = (fz * (p[PTX1] + p[PTX2] * dfz) * math.exp(-p[PTX3] * dfz) * r0 / fz0
+                       * p[LSGKP])
+        sigma_alpha = (p[PTY1] * math.sin(2.0 * math.atan(fz / (p[PTY2] * fz0_prime)))
+                       * (1.0 - p[PKY3] * abs(gamma)) * r0 * p[LFZO] * p[LSGAL])
         return abs(sigma_kappa), abs(sigma_alpha)
-    if p[b + LONGITUDINAL_STIFFNESS] <= 0.0 or p[b + LATERAL_STIFFNESS] <= 0.0:
+    if p[LONGITUDINAL_STIFFNESS] <= 0.0 or p[LATERAL_STIFFNESS] <= 0.0:
         return 0.0, 0.0
-    dpi = 0.0 if version52 else (pressure - p[b + NOMPRES]) / p[b + NOMPRES]
-    cx = (p[b + LONGITUDINAL_STIFFNESS] * (1.0 + p[b + PCFX1] * dfz + p[b + PCFX2] * dfz * dfz)
-          * (1.0 + p[b + PCFX3] * dpi))
-    cy = (p[b + LATERAL_STIFFNESS] * (1.0 + p[b + PCFY1] * dfz + p[b + PCFY2] * dfz * dfz)
-          * (1.0 + p[b + PCFY3] * dpi))
+    dpi = 0.0 if version52 else (pressure - p[NOMPRES]) / p[NOMPRES]
+    cx = (p[LONGITUDINAL_STIFFNESS] * (1.0 + p[PCFX1] * dfz + p[PCFX2] * dfz * dfz)
+          * (1.0 + p[PCFX3] * dpi))
+    cy = (p[LATERAL_STIFFNESS] * (1.0 + p[PCFY1] * dfz + p[PCFY2] * dfz * dfz)
+          * (1.0 + p[PCFY3] * dpi))
     scratch = np.zeros(len(OUTPUTS))
-    longitudinal(p, b, fz, 0.0, gamma, dfz, dpi, p[b + LMUX], scratch)
-    lateral(p, b, version52, fz, 0.0, gamma, dfz, dpi, p[b + LMUY], scratch)
+    longitudinal(p, fz, 0.0, gamma, dfz, dpi, p[LMUX], scratch)
+    lateral(p, version52, fz, 0.0, gamma, dfz, dpi, p[LMUY], scratch)
     return abs(scratch[4]) / cx, abs(scratch[5]) / cy
 
 

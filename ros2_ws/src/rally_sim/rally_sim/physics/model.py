@@ -19,7 +19,7 @@ import numpy as np
 from .drivetrain.equations import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
-from .magic_formula import forces as mf_forces, MF_SIZE, INFLPRES
+from .magic_formula import FNOMIN, forces as mf_forces, MF_SIZE, VXLOW
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
@@ -58,17 +58,23 @@ P_DRIVETRAIN = P_ARCADE + ARCADE_SIZE
 """The drivetrain's block, DRIVETRAIN_SIZE entries (drivetrain.py: D_*)."""
 P_TYRE_MODEL = P_DRIVETRAIN + DRIVETRAIN_SIZE
 """TYRE_DOCUMENT (document 002's Pacejka) or TYRE_MF (a Magic Formula per axle)."""
-P_MF_VERSION52 = P_TYRE_MODEL + 1
+P_LOAD_PASSES = P_TYRE_MODEL + 1
+"""Passes of the Magic Formula's load solve per evaluation (see derivatives_into)."""
 P_MF_FRONT = P_TYRE_MODEL + 2
-"""The front axle's Magic Formula coefficients (tir.COEFFICIENTS' order), MF_SIZE entries;
-the rear's follow."""
-P_MF_REAR = P_MF_FRONT + MF_SIZE
-PARAM_SIZE = P_MF_REAR + MF_SIZE
+"""The front axle's Magic Formula: MF_HEAD entries (A_*), then its coefficients in
+tir.COEFFICIENTS' order; the rear's follow (MF_AXLE_SIZE entries each)."""
+A_VERSION52, A_CAMBER, A_PRESSURE, A_SIDE = range(4)
+"""An axle's Magic Formula head: 1 for MF 5.2; static camber [rad] (negative: tops in);
+inflation pressure [Pa]; +1 if the file is fitted for the left side, -1 the right."""
+MF_HEAD = 4
+MF_AXLE_SIZE = MF_HEAD + MF_SIZE
+P_MF_REAR = P_MF_FRONT + MF_AXLE_SIZE
+PARAM_SIZE = P_MF_REAR + MF_AXLE_SIZE
 TYRE_DOCUMENT, TYRE_MF = 0, 1
-MF_LOAD_PASSES = 6
-"""Passes of tyre forces at the loads and loads from the forces, at most (MF tyres)."""
-MF_LOAD_TOLERANCE = 1e-6
-"""The relative change of every load below which the passes stop."""
+MF_COLD_PASSES = 40
+"""Passes of the load solve when no loads are known yet (a fresh or reset car)."""
+MF_LOAD_TOLERANCE = 1e-12
+"""Extra passes stop once no load moves by more than this share of itself."""
 FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
 """P_MODEL: which vehicle model the kernels step (models.py dispatches)."""
 LOAD_EXACT, LOAD_DOCUMENT = 0, 1
@@ -80,8 +86,11 @@ W_AX, W_AY, W_LOAD = AX, AY, LOAD
 W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
 W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 18
 W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
-W_MF_OUT, W_LAST_LOAD = 24, 27          # a Magic Formula's outputs (3 rows), the last loads
-WHEEL_ROWS = 28
+W_MF_OUT, W_START_LOAD, W_KEPT_LOAD = 24, 27, 28
+WHEEL_ROWS = 29
+"""W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
+W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
+Jacobian's differences evaluate (MF tyres)."""
 """W_DRIVE: the drive torque on each wheel this sub-step [N m] (the command's, or
 the drivetrain's); W_ENGINE: the drivetrain's engine figures (columns E_*);
 W_SPIN, W_INVERSE, W_TRANSFER: the drivetrain solve's wheel speeds, inverse
@@ -131,8 +140,9 @@ class ModelParams(NamedTuple):
     arcade: tuple = (0.0,) * ARCADE_SIZE
     drivetrain: np.ndarray = np.zeros(DRIVETRAIN_SIZE)
     tyre_model: int = TYRE_DOCUMENT
-    magic_formula: np.ndarray = np.zeros(1 + 2 * MF_SIZE)
-    """Version 5.2 flag (1.0 or 0.0), then the front's and the rear's coefficients."""
+    load_passes: int = 1
+    magic_formula: np.ndarray = np.zeros(2 * MF_AXLE_SIZE)
+    """The front axle's head and coefficients (P_MF_FRONT's layout), then the rear's."""
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -144,7 +154,8 @@ class ModelParams(NamedTuple):
                 self.steer_time_constant_s, float(self.load_transfer),
                 float(self.load_transfer_iterations), float(self.model)]
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
-                               tail, self.arcade, self.drivetrain, [float(self.tyre_model)],
+                               tail, self.arcade, self.drivetrain,
+                               [float(self.tyre_model), float(self.load_passes)],
                                self.magic_formula]).astype(np.float64)
 
 
@@ -224,23 +235,35 @@ def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray
 @njit
 def _settle_loads(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray) -> None:
     """
-    Find the loads a Magic Formula's forces and the load transfer agree on (W_LOAD).
+    Make the passes of the load solve for Magic Formula tyres before the last (_chassis's).
 
-    Its forces are not proportional to the load, as the exact solve assumes:
-    forces at the last loads (per newton of them), loads from those, again,
-    until no load moves by more than MF_LOAD_TOLERANCE of itself.
+    The exact solve (load_transfer) takes each tyre's force as proportional
+    to its load; a Magic Formula's is not (its friction and stiffness change
+    with load). Each pass evaluates the tyres' forces per newton at the
+    loads in W_LOAD and solves the loads those forces give. The simulator
+    makes one pass an evaluation (P_LOAD_PASSES 1), starting from the loads
+    the last evaluation found: the loads converge as the car moves (each
+    pass shrinks their error by the load sensitivity times the load
+    transfer, a few per cent), and in steady state they are the exact
+    ones. The equilibria ask for passes until no load moves by
+    MF_LOAD_TOLERANCE; a car without loads yet (all 0) takes MF_COLD_PASSES.
     """
-    for _ in range(MF_LOAD_PASSES):
+    passes = int(p[P_LOAD_PASSES])
+    if wheel[W_LOAD, 0] == 0.0 and wheel[W_LOAD, 1] == 0.0 and wheel[W_LOAD, 2] == 0.0 \
+            and wheel[W_LOAD, 3] == 0.0:
+        passes = MF_COLD_PASSES
+    for i in range(4):
+        wheel[W_START_LOAD, i] = wheel[W_LOAD, i]
+    for _ in range(passes - 1):
         for i in range(4):
-            wheel[W_LAST_LOAD, i] = wheel[W_LOAD, i]
             _tyre(vectors, z_row, p, wheel, wheel, False, i)
-        normal_g = wheel[W_GRAVITY, 2]
-        wheel_loads_work(wheel, p[P_MASS], normal_g, p[P_LF], p[P_LR], p[P_HALF_TRACK],
-                         p[P_CG_HEIGHT])
+        wheel_loads_work(wheel, p[P_MASS], wheel[W_GRAVITY, 2], p[P_LF], p[P_LR],
+                         p[P_HALF_TRACK], p[P_CG_HEIGHT])
         moved = 0.0
         for i in range(4):
-            moved = max(moved, abs(wheel[W_LOAD, i] - wheel[W_LAST_LOAD, i])
+            moved = max(moved, abs(wheel[W_LOAD, i] - wheel[W_START_LOAD, i])
                         / max(abs(wheel[W_LOAD, i]), 1.0))
+            wheel[W_START_LOAD, i] = wheel[W_LOAD, i]
         if moved <= MF_LOAD_TOLERANCE:
             return
 
@@ -254,9 +277,9 @@ def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, p: np.nd
     The other tyres' rows in `wheel` are still right and are kept: the same
     numbers as derivatives_into() for a quarter of the tyre work.
     """
-    if p[P_TYRE_MODEL] == TYRE_MF:      # every tyre's force moves with every load
+    if p[P_TYRE_MODEL] == TYRE_MF and p[P_LOAD_PASSES] != 1.0:
         derivatives_into(vectors, z_row, dz_row, p, wheel, wheel, False)
-        return
+        return      # (one pass: the others' forces per newton are at the same loads)
     _tyre(vectors, z_row, p, wheel, wheel, False, i)
     _chassis(vectors, z_row, dz_row, p, wheel, wheel, False)
 
@@ -299,18 +322,31 @@ def _mf_unit_forces(p: np.ndarray, wheel: np.ndarray, i: int, sx: float, sy: flo
     """
     Return wheel i's Magic Formula force per newton of its load (W_LOAD), in the tyre frame.
 
-    The tyre frame is ISO-W's (x along the wheel, y left): kappa is the
-    slip sx, alpha the angle of the slip velocity, atan(sy); the surface's
-    grip (W_MU, which holds the tyre's mu too) scales LMUX and LMUY.
+    The one place the Magic Formula's axes meet ours: its ISO-W frame is the
+    tyre frame here (x along the wheel, y left, z up), kappa the slip sx and
+    alpha the angle of the slip velocity, atan(sy) (so a wheel sliding left
+    has alpha > 0 and a force to the right). A wheel on the side the file
+    was not fitted for is its mirror image: alpha and camber change sign in,
+    Fy out. The camber is the axle's static camber as the car has it
+    (negative: tops in), the inclination about x on the left wheels, minus it
+    on the right. The surface's grip (W_MU) scales LMUX and LMUY. Below
+    1 % of FNOMIN the forces are taken per newton at that load, so that a
+    wheel about to lift still has a direction to push in. Below VXLOW the
+    shifts fade smoothly to none at rest (no force without slip there).
     """
-    load = wheel[W_LOAD, i]
-    if load <= 0.0:
-        return 0.0, 0.0
     base = P_MF_FRONT if i < 2 else P_MF_REAR
+    coefficients = p[base + MF_HEAD:base + MF_AXLE_SIZE]
+    load = max(wheel[W_LOAD, i], 0.01 * coefficients[FNOMIN])
+    side = 1.0 if i % 2 == 0 else -1.0                   # +1 left wheels, -1 right
+    mirror = side * p[base + A_SIDE]
+    gamma = -side * p[base + A_CAMBER]
+    fade = 1.0
+    if abs(vx_t) < coefficients[VXLOW]:
+        fade = 0.5 - 0.5 * math.cos(math.pi * abs(vx_t) / coefficients[VXLOW])
     out = wheel[W_MF_OUT:W_MF_OUT + 3].reshape(12)
-    mf_forces(p, p[P_MF_VERSION52] != 0.0, load, sx, math.atan(sy), 0.0, vx_t,
-              p[base + INFLPRES], out, False, base, wheel[W_MU, i])
-    return out[0] / load, out[1] / load
+    mf_forces(coefficients, p[base + A_VERSION52] != 0.0, load, sx, mirror * math.atan(sy),
+              mirror * gamma, vx_t, p[base + A_PRESSURE], out, False, wheel[W_MU, i], fade)
+    return out[0] / load, mirror * out[1] / load
 
 
 @njit_inline

@@ -267,14 +267,14 @@ def test_relaxation_lengths_from_ptx_and_pty_as_the_mf52_manual():
     c, fz, gamma = read_tir(MF52), 5000.0, 0.02
     fz0, r0 = c['FNOMIN'], c['UNLOADED_RADIUS']
     dfz = (fz - fz0) / fz0
-    sigma_kappa, sigma_alpha = mf.relaxation_lengths(tyre(), 0, True, fz, gamma, 0.0)
+    sigma_kappa, sigma_alpha = mf.relaxation_lengths(tyre(), True, fz, gamma, 0.0)
     assert sigma_kappa == pytest.approx(
         fz * (c['PTX1'] + c['PTX2'] * dfz) * math.exp(-c['PTX3'] * dfz) * r0 / fz0, rel=1e-12)
     assert sigma_alpha == pytest.approx(
         c['PTY1'] * math.sin(2 * math.atan(fz / (c['PTY2'] * fz0))) * (1 - c['PKY3'] * gamma)
         * r0, rel=1e-12)
     assert 0.05 < sigma_kappa < 1.0 and 0.1 < sigma_alpha < 1.0      # a car tyre: decimetres
-    assert mf.relaxation_lengths(tyre(), 0, True, 0.0, 0.0, 0.0) == (0.0, 0.0)
+    assert mf.relaxation_lengths(tyre(), True, 0.0, 0.0, 0.0) == (0.0, 0.0)
 
 
 def test_mf61_relaxation_lengths_are_the_slip_stiffness_over_the_carcass_stiffness():
@@ -283,7 +283,7 @@ def test_mf61_relaxation_lengths_are_the_slip_stiffness_over_the_carcass_stiffne
     fz = 6000.0
     out = evaluate(p, fz, version52=False)
     dfz = (fz - 4000.0) / 4000.0
-    sigma_kappa, sigma_alpha = mf.relaxation_lengths(p, 0, False, fz, 0.0, 2.2e5)
+    sigma_kappa, sigma_alpha = mf.relaxation_lengths(p, False, fz, 0.0, 2.2e5)
     assert sigma_kappa == pytest.approx(at(out, 'kxk') / (4.0e5 * (1 + 0.1 * dfz)), rel=1e-9)
     assert sigma_alpha == pytest.approx(-at(out, 'kya') / (1.5e5 * (1 + 0.2 * dfz)), rel=1e-9)
     none = read_tir(PACEJKA_2006)

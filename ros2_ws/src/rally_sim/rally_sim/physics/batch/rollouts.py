@@ -22,7 +22,7 @@ from ..integrators import (
 from ..jit import njit, njit_parallel, prange
 from ..model import (
     DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
-    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, STATE_SIZE, VX)
+    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_DOCUMENT, VX, W_LOAD)
 from ..surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from ..tyre import SLIP_DOCUMENT
 from ..vehicle import Vehicle
@@ -126,6 +126,7 @@ class Batch:
         needs = [(self.method == EULER, "integrator 'euler'"),
                  ((p[:, P_MODEL] == FOUR_WHEEL).all(), "model 'four_wheel'"),
                  ((p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all(), "slip_model 'document'"),
+                 ((p[:, P_TYRE_MODEL] == TYRE_DOCUMENT).all(), "document 002's tyres (no .tir)"),
                  ((p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all(), "load_transfer 'document'"),
                  ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
@@ -238,6 +239,7 @@ class Batch:
         states_out = np.zeros((n, len(dts), STATE_SIZE))
         outs_out = np.zeros((n, len(dts) if tyres else 1, OUTPUT_ROWS, 4))
         self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
+        self._wheel[:, W_LOAD] = 0.0                      # (and MF tyres' loads from cold)
         done = np.zeros(n, dtype=np.int64)
         grid, meta = self.template.map_arrays
         run = _rollout_few if n <= FEW_CARS else _rollout_cars

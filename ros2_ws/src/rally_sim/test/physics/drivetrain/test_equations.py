@@ -9,7 +9,7 @@ from rally_sim.physics.drivetrain.equations import (
     CLUTCH_PACK, coupling_torque, curve_torque, D_CURVE_N_M, D_CURVE_POINTS, D_CURVE_RPM,
     D_EFFICIENCY, D_FINAL, D_GEARS, D_LAYOUT, D_RATIOS, differential_capacity, engine_torque,
     LOCKED, OPEN, overall_ratio, RPM_PER_RAD_S, RWD, TORQUE_BIAS)
-from rally_sim.physics.model import P_DRIVETRAIN, PARAM_SIZE
+from rally_sim.physics.model import P_DRIVETRAIN, P_TYRE_MODEL, PARAM_SIZE
 from support.vehicles import vehicle
 
 # Reference 003's LS1 (Corvette C5): 1000-6000 rpm, 475 N m at 4400 rpm.
@@ -118,4 +118,4 @@ def test_the_kernel_parameters_carry_the_vehicle_files_drivetrain():
     assert block[D_CURVE_N_M:D_CURVE_N_M + points].tolist() == [390, 448, 475, 438, 400]
     assert curve_torque(4400.0, p, P_DRIVETRAIN) == 475.0
     assert block[D_FINAL] == FINAL and block[D_EFFICIENCY] == EFFICIENCY
-    assert not vehicle('volvo_v40').model_params().flat()[P_DRIVETRAIN:].any()
+    assert not vehicle('volvo_v40').model_params().flat()[P_DRIVETRAIN:P_TYRE_MODEL].any()
