@@ -179,9 +179,9 @@ def test_the_gap_followers_lap_the_track_in_process_and_the_faster_passes():
     assert race['metrics']['passes'] >= 1.0 and race['contacts'] == []
 
 
-@pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac'])
-def test_the_drifts_on_snow_and_tarmac_pass_in_process(name):
-    """The reference drift controller on the least and the most grip, full length."""
+@pytest.mark.parametrize('name', ['drift_snow', 'drift_tarmac', 'drift_skid_pad_mf'])
+def test_the_drifts_on_snow_tarmac_and_tir_tyres_pass_in_process(name):
+    """The reference drift controller on the least and the most grip, and on .tir tyres."""
     spec = load_scenario(name)
     spec['seed_in_use'] = 0
     result = run_scenario(spec)

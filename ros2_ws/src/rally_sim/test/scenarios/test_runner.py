@@ -17,12 +17,13 @@ import yaml
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # test/
 BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
-IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_figure_eight', 'path_follow_arcade',
+IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_skid_pad_mf', 'drift_figure_eight',
+                   'path_follow_arcade',
                    'path_follow_kinematic', 'path_follow_hills', 'path_follow_driver',
                    'path_follow_typical', 'mppi_rally_stage', 'gap_follow_track',
                    'two_cars_track')
 """Built-in scenarios whose ROS runs and bags are drift_skid_pad's or path_follow's but for
-the car's surface and target, the course (the figure eight, whose first transition
+the car's surface, tyres and target, the course (the figure eight, whose first transition
 test_inprocess.py also runs as ROS), the car's model (arcade, kinematic: their nodes run in
 test_node.py) or the stage's heights (test_stage_topics.py publishes them); the driver-mode
 car's, MPPI's and path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against
@@ -148,7 +149,8 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     result, _ = run_scenario('nosuch', tmp_path)
     assert result.returncode == 2 and 'Traceback' not in result.stderr
     assert "no scenario 'nosuch'" in result.stderr
-    assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_typical, drift_snow, '
+    assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_mf, '
+            'drift_skid_pad_typical, drift_snow, '
             'drift_tarmac, gap_follow_track, mppi_rally_stage') in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
     result, _ = run_scenario(scenario, tmp_path)
