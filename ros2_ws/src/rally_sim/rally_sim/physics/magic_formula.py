@@ -69,6 +69,12 @@ def _sign(x: float) -> float:
 
 
 @njit
+def _cos_atan(x: float) -> float:
+    """Return cos(atan(x)), as 1 / sqrt(1 + x^2) (the same number, a third of the time)."""
+    return 1.0 / math.sqrt(1.0 + x * x)
+
+
+@njit
 def magic(b: float, c: float, d: float, e: float, x: float) -> float:
     """Return the Magic Formula D sin(C atan(B x - E (B x - atan(B x))))."""
     bx = b * x
@@ -141,7 +147,7 @@ def lateral(p, version52: bool, fz: float, alpha: float, gamma: float, dfz: floa
 @njit
 def combined_x(p, kappa: float, alpha: float, gamma: float, dfz: float) -> float:
     """Return Gxa, the weighting of Fx0 by the slip angle (4.E51-4.E57)."""
-    bxa = ((p[RBX1] + p[RBX3] * gamma * gamma) * math.cos(math.atan(p[RBX2] * kappa))
+    bxa = ((p[RBX1] + p[RBX3] * gamma * gamma) * _cos_atan(p[RBX2] * kappa)
            * p[LXAL])                                                           # (4.E54)
     exa = min(p[REX1] + p[REX2] * dfz, 1.0)                                     # (4.E56)
     return weighting(bxa, p[RCX1], exa, alpha, p[RHX1])                         # (4.E51)
@@ -151,12 +157,12 @@ def combined_x(p, kappa: float, alpha: float, gamma: float, dfz: float) -> float
 def combined_y(p, fz: float, kappa: float, alpha: float, gamma: float, dfz: float,
                muy: float):
     """Return Gyk, the weighting of Fy0 by the slip ratio, and SVyk (4.E59-4.E67)."""
-    byk = ((p[RBY1] + p[RBY4] * gamma * gamma) * math.cos(math.atan(p[RBY2] * (alpha - p[RBY3])))
+    byk = ((p[RBY1] + p[RBY4] * gamma * gamma) * _cos_atan(p[RBY2] * (alpha - p[RBY3]))
            * p[LYKA])                                                           # (4.E62)
     eyk = min(p[REY1] + p[REY2] * dfz, 1.0)                                     # (4.E64)
     shyk = p[RHY1] + p[RHY2] * dfz                                              # (4.E65)
     dvyk = (muy * fz * (p[RVY1] + p[RVY2] * dfz + p[RVY3] * gamma)
-            * math.cos(math.atan(p[RVY4] * alpha)))                             # (4.E67)
+            * _cos_atan(p[RVY4] * alpha))                                       # (4.E67)
     svyk = dvyk * math.sin(p[RVY5] * math.atan(p[RVY6] * kappa)) * p[LVYKA]     # (4.E66)
     return weighting(byk, p[RCY1], eyk, kappa, shyk), svyk                      # (4.E59)
 
@@ -196,7 +202,7 @@ def aligning(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: f
     alpha_t_eq = math.atan(math.sqrt(math.tan(alpha_t) ** 2 + ratio * ratio)) * _sign(alpha_t)
     s = r0 * (p[SSZ1] + p[SSZ2] * (fy / p[FNOMIN])
               + (p[SSZ3] + p[SSZ4] * dfz) * gamma) * p[LS]                      # (A56)
-    mzr = dr * math.cos(math.atan(br * alpha_r_eq))                             # (4.E75)
+    mzr = dr * _cos_atan(br * alpha_r_eq)                                       # (4.E75)
     t = (dt * math.cos(ct * math.atan(bt * alpha_t_eq - et * (bt * alpha_t_eq
                                                               - math.atan(bt * alpha_t_eq))))
          * cos_alpha_prime)                                                     # (4.E73)
@@ -243,11 +249,11 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
     fz0 = p[FNOMIN] * p[LFZO]                                                   # (4.E1)
     dfz = (fz - fz0) / fz0                                                      # (4.E2a)
     dpi = 0.0 if version52 else (pressure - p[NOMPRES]) / p[NOMPRES]            # (4.E2b)
-    vsx, vsy = -kappa * abs(vx), math.tan(alpha) * abs(vx)                      # (4.E5)
-    decay = 1.0 + p[LMUV] * math.sqrt(vsx * vsx + vsy * vsy) / p[LONGVL]
+    decay = 1.0
+    if p[LMUV] != 0.0:
+        vsx, vsy = -kappa * abs(vx), math.tan(alpha) * abs(vx)                  # (4.E5)
+        decay += p[LMUV] * math.sqrt(vsx * vsx + vsy * vsy) / p[LONGVL]
     lmux, lmuy = grip * p[LMUX] / decay, grip * p[LMUY] / decay                 # (4.E7)
-    vc = math.sqrt(vx * vx + vsy * vsy)
-    cos_alpha_prime = vx / (vc + EPSILON)                                       # (4.E6)
     fx0 = longitudinal(p, fz, kappa, gamma, dfz, dpi, lmux, out, fade)
     fy0, shy, svy, by, cy = lateral(p, version52, fz, alpha, gamma, dfz, dpi, lmuy, out, fade)
     gxa = combined_x(p, kappa, alpha, gamma, dfz)
@@ -259,6 +265,8 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
     out[8], out[9], out[10], out[11] = fx0, fy0, gxa, gyk
     if not moments:
         return
+    vsy = math.tan(alpha) * abs(vx)
+    cos_alpha_prime = vx / (math.sqrt(vx * vx + vsy * vsy) + EPSILON)           # (4.E6)
     fy_trail = fy
     if not version52:                      # the trail's force: at zero camber (4.E74)
         scratch = np.empty(8)
