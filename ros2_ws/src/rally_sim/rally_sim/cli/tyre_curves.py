@@ -1,11 +1,13 @@
 """
 A tyre's curves as a tyre engineer reads them: `./rally tyre FILE.tir`, `python -m rally_sim.tyre`.
 
-    python -m rally_sim.tyre FILE.tir|TYRE [--load N ...] [--camber RAD] [--speed V]
+    python -m rally_sim.tyre FILE.tir|TYRE|VEHICLE [--load N ...] [--camber RAD] [--speed V]
         [--plot FILE] [--csv FILE]
 
 From a tyre property file (.tir, Magic Formula 5.2 or 6.x; physics/tir.py),
-or a shipped tyre by name (config/tyres):
+a shipped tyre by name (config/tyres), or a vehicle file or preset on .tir
+tyres: each axle's tyre at that axle's static wheel load (half, one and
+one and a half times it) and camber (its left wheel's inclination):
 Fy against the slip angle at three loads (default half, one and one and a
 half times FNOMIN), Fx against the slip ratio, Mz against the slip angle,
 and the combined-slip envelope (Fx against Fy as the slip ratio runs, at
@@ -19,14 +21,16 @@ used (the message says why).
 import argparse
 import csv
 import math
+import os
 import sys
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from ..physics import ConfigError, load_vehicle
 from ..physics import magic_formula as mf
 from ..physics.tir import read_tir, TirError, TyreFile
-from ..resources import shipped, tyre_path
+from ..resources import shipped, tyre_path, vehicle_path
 
 SLIP_ANGLES_RAD = np.radians(np.linspace(-25.0, 25.0, 201))
 SLIP_RATIOS = np.linspace(-0.5, 0.5, 121)
@@ -39,13 +43,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally tyre', description=__doc__.split('\n\n')[0],
                                      epilog='Axes: ISO-W, as the file is fitted.')
-    parser.add_argument('tir', metavar='FILE.tir|TYRE',
-                        help='tyre property file, or a shipped tyre (' + ', '.join(
-                            shipped('tyres', '.tir')) + ')')
+    parser.add_argument('tir', metavar='FILE.tir|TYRE|VEHICLE',
+                        help='tyre property file, a shipped tyre (' + ', '.join(
+                            shipped('tyres', '.tir')) + '), or a vehicle file or preset on '
+                        '.tir tyres')
     parser.add_argument('--load', type=float, nargs='+', metavar='N',
                         help='wheel loads [N] (default 0.5, 1 and 1.5 FNOMIN)')
-    parser.add_argument('--camber', type=float, default=0.0, metavar='RAD',
-                        help='inclination angle [rad]; default 0')
+    parser.add_argument('--camber', type=float, default=None, metavar='RAD',
+                        help="inclination angle [rad]; default 0 (a vehicle's: its axle's)")
     parser.add_argument('--speed', type=float, default=None, metavar='V',
                         help="forward speed [m/s]; default the file's LONGVL")
     parser.add_argument('--plot', metavar='FILE', help='write the curves as a PNG')
@@ -58,7 +63,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                 parser.error(f'--{name} {value}: not a finite number')
     if args.load and min(args.load) <= 0.0:
         parser.error(f'--load {min(args.load):g}: a load must be positive [N]')
-    if abs(args.camber) > 0.5:
+    if args.camber is not None and abs(args.camber) > 0.5:
         parser.error(f'--camber {args.camber:g}: at most 0.5 rad either way')
     return args
 
@@ -141,31 +146,77 @@ def plot(tyre: TyreFile, rows: List[Dict[str, float]], loads: Sequence[float], p
         ax.legend(fontsize=8)
     axes[1, 1].set_title(f'combined slip at {loads[len(loads) // 2]:.0f} N, slip ratio '
                          '-0.5..0.5', fontsize=9)
-    fig.suptitle(f'{tyre.path} (Magic Formula {tyre.version}, ISO-W)', fontsize=10)
+    fig.suptitle(f'{os.path.basename(tyre.path)} (Magic Formula {tyre.version}, ISO-W)',
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
+def tyres_named(name: str) -> List[Tuple[str, TyreFile, float, float]]:
+    """
+    Return (axle, tyre, camber, static wheel load) of each tyre `name` means.
+
+    A .tir file or a shipped tyre is one (axle '', camber 0, load its
+    FNOMIN); a vehicle on .tir tyres gives its front and its rear (one if
+    both are the same file at the same camber). Raises TirError or
+    ConfigError saying why a name means none.
+    """
+    path = tyre_path(name)
+    if path.lower().endswith('.tir') or os.path.isfile(path):
+        tyre = read_tir(path)
+        return [('', tyre, 0.0, tyre['FNOMIN'])]
+    try:
+        config = load_vehicle(vehicle_path(name))
+    except ConfigError as error:
+        raise ConfigError(f"'{name}' is not a tyre file, a shipped tyre ("
+                          f"{', '.join(shipped('tyres', '.tir'))}) nor a vehicle: "
+                          f'{error}') from None
+    files = config.tyre_files()
+    if files[0] is None:
+        raise ConfigError(f"vehicle '{name}' has document 002's tyres (tyres.*.mu, B, C, D), "
+                          'not .tir files: nothing to plot')
+    lf, lr = config['cg_to_front_axle_m'], config['cg_to_rear_axle_m']
+    weight = config['mass_kg'] * config['gravity_m_s2']
+    axles = [(axle, tyre, -config[f'tyres.{axle}.camber_rad'], 0.5 * weight * share / (lf + lr))
+             for axle, tyre, share in zip(('front', 'rear'), files, (lr, lf))]
+    if axles[0][1].path == axles[1][1].path and axles[0][2] == axles[1][2]:
+        return [('front and rear', axles[0][1], axles[0][2], axles[0][3])]
+    return axles
+
+
 def main(argv=None) -> int:
-    """Print a tyre's summary; write its curves' table and plot if asked."""
+    """Print each tyre's summary; write its curves' table and plot if asked."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        tyre = read_tir(tyre_path(args.tir))
-    except TirError as error:
+        tyres = tyres_named(args.tir)
+    except (TirError, ConfigError) as error:
         print(f'./rally tyre: error: {error}', file=sys.stderr)
         return 2
-    loads = args.load or [0.5 * tyre['FNOMIN'], tyre['FNOMIN'], 1.5 * tyre['FNOMIN']]
-    speed = tyre['LONGVL'] if args.speed is None else args.speed
-    rows = curves(tyre, loads, args.camber, speed)
-    print(summary(tyre, rows, loads))
-    if args.csv:
-        with open(args.csv, 'w', newline='', encoding='utf-8') as stream:
-            writer = csv.DictWriter(stream, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f'table: {args.csv} ({len(rows)} rows)')
-    if args.plot:
-        plot(tyre, rows, loads, args.plot)
-        print(f'plot: {args.plot}')
+    for axle, tyre, camber, load in tyres:
+        loads = args.load or [0.5 * load, load, 1.5 * load]
+        speed = tyre['LONGVL'] if args.speed is None else args.speed
+        camber = camber if args.camber is None else args.camber
+        rows = curves(tyre, loads, camber, speed)
+        if axle:
+            print(f"{axle} tyre, camber {camber:g} rad (the left wheel's inclination):")
+        print(summary(tyre, rows, loads))
+        suffix = f'_{axle}' if len(tyres) > 1 else ''
+        if args.csv:
+            written = _suffixed(args.csv, suffix)
+            with open(written, 'w', newline='', encoding='utf-8') as stream:
+                writer = csv.DictWriter(stream, fieldnames=COLUMNS)
+                writer.writeheader()
+                writer.writerows(rows)
+            print(f'table: {written} ({len(rows)} rows)')
+        if args.plot:
+            written = _suffixed(args.plot, suffix)
+            plot(tyre, rows, loads, written)
+            print(f'plot: {written}')
     return 0
+
+
+def _suffixed(path: str, suffix: str) -> str:
+    """Return `path` with `suffix` before its extension (one file per axle)."""
+    stem, extension = os.path.splitext(path)
+    return stem + suffix + extension

@@ -375,12 +375,21 @@ class VehicleConfig:
         return self.per_wheel(f'tyres.front.{name}', f'tyres.rear.{name}')
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> 'VehicleConfig':
-        """Return a copy with some keys replaced (validated)."""
+        """
+        Return a copy with some keys replaced (validated).
+
+        A `tyres.<axle>.tir` replaces that axle's document tyre (its mu, B, C
+        and D go); a relative path is looked for from the working folder.
+        """
         values = {key: self.values[key] for key in self.given}
         for key, value in overrides.items():
             values[key] = check_value(key, value)
-            if key.endswith('.tir'):
+            if key.endswith('.tir') and values[key]:    # a .tir replaces the document tyre
                 values[key] = find_tyre(values[key], os.getcwd(), key)
+                axle = key.split('.')[1]
+                for name in DOCUMENT_TYRE_KEYS:
+                    if f'tyres.{axle}.{name}' not in overrides:
+                        values.pop(f'tyres.{axle}.{name}', None)
             for pair in STEER_ALIASES.items():
                 if key in pair:     # an override replaces the setting under either name
                     values.pop(pair[1] if key == pair[0] else pair[0], None)

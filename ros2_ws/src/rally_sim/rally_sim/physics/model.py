@@ -29,8 +29,10 @@ VELOCITY = slice(VX, OMEGA + 4)   # the 7 dynamic states of document 002
 VELOCITY_SIZE = 7
 
 # Rows of the per-wheel diagnostics array (shape DIAG_SIZE x 4).
-SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE = range(6)
-DIAG_SIZE = 6
+SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE, ALIGNING_MOMENT = range(7)
+DIAG_SIZE = 7
+"""ALIGNING_MOMENT: the tyre's moment about its z axis [N m], positive counter-clockwise
+seen from above (a Magic Formula's Mz; document 002's tyre has none: 0)."""
 
 # Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
 (O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND, O_DRIVE,
@@ -300,7 +302,9 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
     sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * p[P_RADIUS], int(p[P_SLIP_MODEL]),
                    p[P_LOW_SPEED])
     if p[P_TYRE_MODEL] == TYRE_MF:
-        fx_t, fy_t = _mf_unit_forces(p, wheel, i, sx, sy, vx_t)
+        fx_t, fy_t, mz_t = _mf_unit_forces(p, wheel, i, sx, sy, vx_t, with_diag)
+        if with_diag:
+            diag[6, i] = mz_t        # per newton, until _chassis has the load
     else:
         fx_t, fy_t = unit_forces(sx, sy, p[P_B + i], p[P_C + i], p[P_D + i])
         fx_t *= wheel[W_MU, i]
@@ -318,9 +322,9 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
 
 @njit
 def _mf_unit_forces(p: np.ndarray, wheel: np.ndarray, i: int, sx: float, sy: float,
-                    vx_t: float) -> tuple:
+                    vx_t: float, moments: bool) -> tuple:
     """
-    Return wheel i's Magic Formula force per newton of its load (W_LOAD), in the tyre frame.
+    Return wheel i's Magic Formula force (x, y) and moment Mz per newton of its load (W_LOAD).
 
     The one place the Magic Formula's axes meet ours: its ISO-W frame is the
     tyre frame here (x along the wheel, y left, z up), kappa the slip sx and
@@ -333,6 +337,8 @@ def _mf_unit_forces(p: np.ndarray, wheel: np.ndarray, i: int, sx: float, sy: flo
     1 % of FNOMIN the forces are taken per newton at that load, so that a
     wheel about to lift still has a direction to push in. Below VXLOW the
     shifts fade smoothly to none at rest (no force without slip there).
+    The moment only with `moments` (else 0): the outputs want it, the
+    chassis not (the steering is a commanded angle).
     """
     base = P_MF_FRONT if i < 2 else P_MF_REAR
     coefficients = p[base + MF_HEAD:base + MF_AXLE_SIZE]
@@ -345,8 +351,8 @@ def _mf_unit_forces(p: np.ndarray, wheel: np.ndarray, i: int, sx: float, sy: flo
         fade = 0.5 - 0.5 * math.cos(math.pi * abs(vx_t) / coefficients[VXLOW])
     out = wheel[W_MF_OUT:W_MF_OUT + 3].reshape(12)
     mf_forces(coefficients, p[base + A_VERSION52] != 0.0, load, sx, mirror * math.atan(sy),
-              mirror * gamma, vx_t, p[base + A_PRESSURE], out, False, wheel[W_MU, i], fade)
-    return out[0] / load, mirror * out[1] / load
+              mirror * gamma, vx_t, p[base + A_PRESSURE], out, moments, wheel[W_MU, i], fade)
+    return out[0] / load, mirror * out[1] / load, mirror * out[2] / load
 
 
 @njit_inline
@@ -384,6 +390,7 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray, wheel:
         if with_diag:
             diag[3, i] = tyre_fx
             diag[4, i] = wheel[W_UNIT_Y, i] * load
+            diag[6, i] = diag[6, i] * load if p[P_TYRE_MODEL] == TYRE_MF else 0.0
     # Reference 003: drag -C_drag |v| v and rolling resistance -C_rr v, at the CG.
     resistance = p[P_ROLLING] + p[P_DRAG] * math.sqrt(vx * vx + vy * vy)
     # A.2: chassis.

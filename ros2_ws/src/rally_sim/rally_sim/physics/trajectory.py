@@ -8,14 +8,14 @@ import numpy as np
 
 from .drivetrain.equations import RPM_PER_RAD_S
 from .model import (
-    ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y,
-    YAW, YAW_RATE)
+    ALIGNING_MOMENT, ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
+    VX, VY, X, Y, YAW, YAW_RATE)
 from .vehicle import Vehicle
 from .. import WHEELS
 
 STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate',
                  'omega_fl', 'omega_fr', 'omega_rl', 'omega_rr')
-WHEEL_COLUMNS = ('slip_ratio', 'slip_angle', 'load', 'force_x', 'force_y')
+WHEEL_COLUMNS = ('slip_ratio', 'slip_angle', 'load', 'force_x', 'force_y', 'aligning_moment')
 """Per-wheel extra columns, written as <name>_<wheel> (tyre-frame forces)."""
 
 
@@ -116,7 +116,7 @@ def simulate(vehicle: Vehicle, inputs: InputTable,
     for i, w in enumerate(WHEELS):
         columns[f'omega_{w}'] = states[:, OMEGA + i]
     for name, row in zip(WHEEL_COLUMNS, (SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X,
-                                         FORCE_Y)):
+                                         FORCE_Y, ALIGNING_MOMENT)):
         for i, w in enumerate(WHEELS):
             columns[f'{name}_{w}'] = diags[:, row, i]
     if vehicle.has_drivetrain:

@@ -23,9 +23,9 @@ from .integrators import (
     COMMAND_SIZE, friction_under, INTEGRATORS, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION,
     O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
-    DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE, FORCE_X, FORCE_Y,
-    GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER,
-    STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+    ALIGNING_MOMENT, DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE,
+    FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO,
+    STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
 from .surfaces import Surface
 from .. import WHEELS
 
@@ -89,6 +89,8 @@ class WheelState:
     omega_rad_s: np.ndarray
     steer_rad: np.ndarray
     friction: np.ndarray
+    aligning_moment_n_m: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    """About each wheel's z axis, counter-clockwise positive (a .tir tyre's; else 0)."""
     names: Sequence[str] = field(default=WHEELS)
 
 
@@ -535,7 +537,8 @@ class Vehicle:
             slip_ratio=d[SLIP_RATIO].copy(), slip_angle_rad=d[SLIP_ANGLE].copy(),
             normal_load_n=d[NORMAL_LOAD].copy(), force_x_n=d[FORCE_X].copy(),
             force_y_n=d[FORCE_Y].copy(), omega_rad_s=self.state[OMEGA:OMEGA + 4].copy(),
-            steer_rad=d[STEER_ANGLE].copy(), friction=d[O_FRICTION].copy())
+            steer_rad=d[STEER_ANGLE].copy(), friction=d[O_FRICTION].copy(),
+            aligning_moment_n_m=d[ALIGNING_MOMENT].copy())
 
     @property
     def steer_rad(self) -> float:

@@ -17,7 +17,8 @@ from .serialized import SerializedMessage
 from .. import WHEELS
 from ..physics import Vehicle
 from ..physics.model import (
-    FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, X, Y, YAW)
+    ALIGNING_MOMENT, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE,
+    X, Y, YAW)
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -196,7 +197,8 @@ class OutputMessages:
         out = v.outputs
         return self._slip.fill(np.concatenate((
             out[SLIP_RATIO], out[SLIP_ANGLE], out[NORMAL_LOAD], out[FORCE_X], out[FORCE_Y],
-            v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction)), stamp_ns)
+            v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction, out[ALIGNING_MOMENT])),
+            stamp_ns)
 
     def drivetrain_state(self, stamp_ns: int) -> DrivetrainState:
         """Return the drivetrain's state (a small message: built afresh, not serialized)."""
@@ -234,7 +236,8 @@ class OutputMessages:
 
 
 WHEEL_SLIP_ROWS = ('slip_ratio', 'slip_angle', 'normal_load', 'longitudinal_force',
-                   'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient')
+                   'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient',
+                   'aligning_moment')
 """WheelSlip's arrays, in the order OutputMessages.wheel_slip fills them."""
 
 

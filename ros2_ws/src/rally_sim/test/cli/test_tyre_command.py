@@ -52,3 +52,16 @@ def test_a_bad_argument_is_refused_with_the_reason(args, message, capsys):
     with pytest.raises(SystemExit) as exit_status:
         main([MF52] + args)
     assert exit_status.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_vehicle_on_tir_tyres_gives_each_axles_tyre_at_its_load_and_camber(tmp_path, capsys):
+    assert main(['rwd_gravel_mf', '--plot', str(tmp_path / 'car.png')]) == 0
+    printed = capsys.readouterr().out
+    assert 'front tyre, camber 0.0175 rad' in printed and 'rear tyre, camber 0.0087 rad' in printed
+    # rwd_gravel: 1050 kg, 1.10 / 1.30 m: a front wheel carries 2790 N, a rear one 2361 N
+    assert '     2790 ' in printed and '     2361 ' in printed
+    assert (tmp_path / 'car_front.png').exists() and (tmp_path / 'car_rear.png').exists()
+    assert main(['volvo_v40']) == 2
+    assert "vehicle 'volvo_v40' has document 002's tyres" in capsys.readouterr().err
+    assert main(['nosuch']) == 2
+    assert "'nosuch' is not a tyre file, a shipped tyre" in capsys.readouterr().err

@@ -80,6 +80,18 @@ def test_bad_tyre_keys_are_refused_naming_the_key(change, message):
         from_mapping(tree, 'car.yaml')
 
 
+def test_an_override_puts_a_car_on_tir_tyres(tmp_path):
+    config = load_vehicle(vehicle_file('rwd_gravel'), [f'tyres.front.tir={MF52}',
+                                                       'tyres.rear.tir=pacejka_2006_205_60r15',
+                                                       'tyres.rear.camber_rad=-0.01'])
+    assert config.model_params().tyre_model == TYRE_MF
+    assert config['tyres.rear.tir'] == BOOK and config['tyres.front.mu'] == 1.0
+    assert config.tyre_files()[0].version == '5.2'
+    with pytest.raises(ConfigError, match=r"'tyres.front.tir' names a tyre file but "
+                       r"'tyres.rear.tir' does not"):
+        load_vehicle(vehicle_file('rwd_gravel'), [f'tyres.front.tir={MF52}'])
+
+
 def test_a_camber_without_a_tir_tyre_and_a_tir_on_a_bicycle_are_refused():
     with open(vehicle_file('volvo_v40'), encoding='utf-8') as stream:
         tree = yaml.safe_load(stream)
@@ -134,7 +146,16 @@ def test_a_left_turn_pushes_left_and_mirrors_a_right_turn(tyre):
     assert right.state[YAW_RATE] == pytest.approx(-left.state[YAW_RATE], rel=1e-9)
     assert right.state[VY] == pytest.approx(-left.state[VY], rel=1e-9)
     assert abs(straight.state[YAW_RATE]) < 1e-12 and abs(straight.state[Y]) < 1e-12
-    assert np.all(left.wheels().force_y_n[:2] > 500.0)     # REP-103: y left
+    wheels = left.wheels()
+    assert np.all(wheels.force_y_n[:2] > 500.0)            # REP-103: y left
+    # ... with the contact patches sliding right (slip angle < 0), and a moment that turns
+    # each front wheel back toward their velocity: clockwise, the slip angle's sign
+    assert np.all(wheels.slip_angle_rad[:2] < -0.005)
+    assert np.all(wheels.aligning_moment_n_m[:2] < -5.0)
+    mirrored = right.wheels().aligning_moment_n_m
+    np.testing.assert_allclose(mirrored[[1, 0, 3, 2]], -wheels.aligning_moment_n_m, rtol=1e-6)
+    document = turn(Vehicle(load_vehicle(vehicle_file('volvo_v40'))), 0.05)
+    assert np.all(document.wheels().aligning_moment_n_m == 0.0)     # it has no such moment
 
 
 def test_loads_sum_to_the_weight_and_settle_on_the_exact_solve():
