@@ -44,6 +44,8 @@ def _allowed(spec: Field) -> str:
         return ', '.join(f'`{c}`' for c in spec.choices)
     if spec.kind is list:
         return f'{spec.length[0]} to {spec.length[1]} numbers, each {spec.low:g} to {spec.high:g}'
+    if spec.kind is bool:
+        return 'true or false'
     if spec.kind is str:
         return 'text'
     return f'{spec.low:g} to {spec.high:g}' + (' (whole)' if spec.kind is int else '')

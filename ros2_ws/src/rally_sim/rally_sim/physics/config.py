@@ -19,6 +19,7 @@ import yaml
 from .drivetrain.equations import DIFFERENTIALS, drivetrain_block
 from .files import config_file, read_yaml
 from .integrators import INTEGRATORS
+from .magic_formula import has_relaxation
 from .model import (
     ARCADE_BICYCLE, FOUR_WHEEL, KINEMATIC_BICYCLE, LOAD_DOCUMENT, LOAD_EXACT, MF_AXLE_SIZE,
     ModelParams, TYRE_DOCUMENT, TYRE_MF)
@@ -86,9 +87,18 @@ def _tyre_fields(axle: str) -> Dict[str, Field]:
         f'tyres.{axle}.pressure_pa': Field(
             float, 0.0, 1.0e7, f'{axle} inflation pressure of an MF 6.x .tir tyre [Pa], 0: '
             "the file's", (), 0.0, models=PACEJKA, neutral=0.0),
+        f'tyres.{axle}.relaxation_length_x_m': Field(
+            float, 0.0, 5.0, f'{axle} longitudinal relaxation length [m] (tyre_relaxation); '
+            "0: the .tir file's, with load (PTX1-3, or the carcass stiffness)", (), 0.0,
+            models=PACEJKA, neutral=0.0),
+        f'tyres.{axle}.relaxation_length_y_m': Field(
+            float, 0.0, 5.0, f'{axle} lateral relaxation length [m] (tyre_relaxation); 0: '
+            "the .tir file's, with load (PTY1-2, or the carcass stiffness)", (), 0.0,
+            models=PACEJKA, neutral=0.0),
     }
 
 
+RELAXATION_KEYS = ('relaxation_length_x_m', 'relaxation_length_y_m')
 DOCUMENT_TYRE_KEYS = ('mu', 'B', 'C', 'D')
 """An axle's keys of document 002's tyre, which a .tir tyre replaces."""
 MF_TYRE_KEYS = ('camber_rad', 'pressure_pa')
@@ -262,6 +272,11 @@ FIELDS: Dict[str, Field] = {
         "whose load would go negative; 'document' runs document 002's fixed-point "
         'iteration (its formula, negative loads kept, no force from an unloaded tyre)',
         tuple(LOAD_TRANSFERS), 'exact', models=('four_wheel',), neutral='exact'),
+    'tyre_relaxation': Field(
+        bool, None, None, "true: each tyre's slips are first-order states that follow the "
+        'slips of its motion over its relaxation lengths (tyres.<axle>.relaxation_length_*); '
+        'false: the forces follow the slips at once', (), False, models=('four_wheel',),
+        neutral=False),
     'load_transfer_iterations': Field(
         int, 0, 1000, "most passes of the 'document' load iteration", (), 8,
         models=('four_wheel',), neutral=0),
@@ -311,6 +326,11 @@ def check_value(key: str, value: Any) -> Any:
     spec = FIELDS[key]
     if spec.kind is list:
         return _check_list(key, value, spec)
+    if spec.kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"key '{key}' = {value!r} must be true or false: "
+                              f'{spec.description}')
+        return value
     if spec.kind is str:
         if not isinstance(value, str):
             raise ConfigError(f"key '{key}' must be a string ({spec.description})")
@@ -421,7 +441,10 @@ class VehicleConfig:
                     v['arcade.counter_steer_assist'], v['steering.max_angle_rad']),
             drivetrain=drivetrain_block(v),
             tyre_model=TYRE_MF if v['tyres.front.tir'] else TYRE_DOCUMENT,
-            magic_formula=self.magic_formula_block())
+            magic_formula=self.magic_formula_block(),
+            relaxation=(1.0 if v['tyre_relaxation'] else 0.0,
+                        *(v[f'tyres.{axle}.{name}'] for axle in ('front', 'rear')
+                          for name in RELAXATION_KEYS)))
 
     def tyre_files(self) -> Tuple[Optional[TyreFile], Optional[TyreFile]]:
         """Return the front and rear .tir tyres (None, None for the document tyre)."""
@@ -534,6 +557,30 @@ def _check_tyres(values: Mapping[str, Any]) -> None:
                     'own friction and shape'))
         if path:
             tyre_file(path, f'tyres.{axle}.tir')
+    _check_relaxation(values, tirs)
+
+
+def _check_relaxation(values: Mapping[str, Any], tirs: Mapping[str, str]) -> None:
+    """Check that with tyre_relaxation on each axle has its lengths, and without it none."""
+    given = [f'tyres.{axle}.{name}' for axle in tirs for name in RELAXATION_KEYS
+             if f'tyres.{axle}.{name}' in values]
+    if not values.get('tyre_relaxation', False):
+        if given:
+            raise ConfigError(f"key(s) {', '.join(given)} need tyre_relaxation: true")
+        return
+    for axle, path in tirs.items():
+        lengths = [values.get(f'tyres.{axle}.{name}', 0.0) for name in RELAXATION_KEYS]
+        if all(lengths):
+            continue
+        if path and has_relaxation(tyre_file(path, f'tyres.{axle}.tir')):
+            if any(lengths):
+                raise ConfigError(f'tyres.{axle}: give both relaxation lengths, or neither '
+                                  f"(the .tir file's)")
+            continue
+        raise ConfigError(
+            f'tyre_relaxation true: tyres.{axle}.relaxation_length_x_m and _y_m must be '
+            'positive ' + (f'({path} gives no relaxation: no PTX1/PTY1, no carcass '
+                           'stiffnesses)' if path else "(document 002's tyre has none)"))
 
 
 def tyre_file(path: str, key: str = 'tyres.tir') -> TyreFile:

@@ -46,7 +46,7 @@ from .integrators import (
     I_AGE, IMPLICIT_EULER, JACOBIAN_REFRESH_SUBSTEPS, O_DRIVE, OUTPUT_ROWS, Workspace)
 from .model import (
     ENGINE, FOUR_WHEEL, GEAR, MF_COLD_PASSES, OMEGA, P_DRIVETRAIN, P_LOAD_PASSES, P_MODEL,
-    STATE_SIZE, STEER, VX, VY, X, YAW, YAW_RATE)
+    P_RELAX, STATE_SIZE, STEER, VX, VY, X, YAW, YAW_RATE)
 from .vehicle import Vehicle
 
 STATE_NAMES = ('x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'omega_fl', 'omega_fr', 'omega_rl',
@@ -245,8 +245,10 @@ class SteadyState:
         self._command = np.zeros(COMMAND_SIZE)
         self._params = vehicle.flat_params.copy()
         self._params[P_LOAD_PASSES] = MF_COLD_PASSES
+        self._params[P_RELAX] = 0.0
         """The simulator's parameters, but Magic Formula loads solved to convergence in every
-        evaluation (the simulator's loads converge over its steps: the same in steady state)."""
+        evaluation (the simulator's loads converge over its steps: the same in steady state),
+        and no tyre relaxation (in steady state the tyres' slips are their motion's)."""
 
     # ---- the equations ------------------------------------------------------
 

@@ -26,13 +26,13 @@ from .jit import njit, njit_inline
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
     ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER,
-    C_THROTTLE, COMMAND_SIZE, contact_point, derivatives_into, derivatives_one_wheel, DIAG_SIZE,
-    KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND, O_WHEEL_ANGLE, OMEGA,
-    OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL, P_SLIP_MODEL,
-    P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA, set_steer, STATE_SIZE, STEER,
-    TYRE_MF, VX, W_AX, W_AY, W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE,
-    W_KEPT_LOAD, W_LOAD, W_MU, W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X,
-    Y, YAW)
+    C_THROTTLE, COMMAND_SIZE, contact_point, derivatives_into, derivatives_one_wheel,
+    DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND,
+    O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL,
+    P_RELAX, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA, relax,
+    relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_DIRECTION,
+    W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_KEPT_LOAD, W_LOAD, W_MU, W_RELAXING,
+    W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .models.kinematic import kinematic_outputs, kinematic_step
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
@@ -71,9 +71,10 @@ class Workspace:
         self.refresh_jacobian()
 
     def refresh_jacobian(self) -> None:
-        """Make the next implicit step compute a fresh Jacobian (and MF tyres' loads afresh)."""
+        """Make the next implicit step compute a fresh Jacobian (the tyres' loads, slips anew)."""
         self.ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
         self.wheel[W_LOAD] = 0.0
+        self.wheel[W_RELAXING] = 0.0
 
 
 @njit
@@ -427,6 +428,8 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
         steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
         state[STEER] = steer
         set_steer(steer, p, wheel)
+        if p[P_RELAX] != 0.0:
+            relaxation_blend(vectors, V_Z, p, wheel, h)
         if driver:
             for i in range(4):
                 wheel[W_DRIVE, i] = 0.0
@@ -450,6 +453,8 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
             _apply_brakes(vectors, V_NEW, command, h, p[P_WHEEL_INERTIA])
         if p[P_SLIP_MODEL] == SLIP_REGULARIZED:
             _hold_chassis(vectors, command, p, wheel, h)
+        if p[P_RELAX] != 0.0:
+            relax(vectors, V_NEW, p, wheel)
         cos_yaw, sin_yaw = _move_pose(state, vectors, h, method, cos_yaw, sin_yaw)
         for i in range(7):
             vectors[V_Z, i] = vectors[V_NEW, i]
@@ -532,6 +537,8 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
             wheel[W_ENGINE, i] = 0.0
         out[O_DRIVE, i] = wheel[W_DRIVE, i]
         out[O_ENGINE, i] = wheel[W_ENGINE, i]
+    if p[P_RELAX] != 0.0:   # the forces of the slips the tyres have (h 0: keep them all)
+        relaxation_blend(vectors, V_Z, p, wheel, 0.0)
     mf = p[P_TYRE_MODEL] == TYRE_MF
     if mf:              # looking moves no load the steps start from
         copy_row(wheel, W_LOAD, W_KEPT_LOAD)

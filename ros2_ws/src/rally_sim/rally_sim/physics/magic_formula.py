@@ -279,7 +279,8 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
 
 
 @njit
-def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: float):
+def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: float,
+                       scratch=None):
     """
     Return the tyre's relaxation lengths (sigma_kappa, sigma_alpha) [m] at a load; 0, 0 unloaded.
 
@@ -289,7 +290,8 @@ def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: fl
     LFZO LSGAL; else (MF 6.x) from the slip stiffness over the carcass
     stiffness, Kxk / Cx and Kya / Cy, with Cx, Cy varying with the load
     and pressure (PCFX1-3, PCFY1-3). A file with neither gives 0 (no
-    relaxation: has_relaxation() says so).
+    relaxation: has_relaxation() says so). scratch: len(OUTPUTS) entries to
+    compute the slip stiffnesses in (None: allocated).
     """
     if fz <= 0.0:
         return 0.0, 0.0
@@ -309,7 +311,8 @@ def relaxation_lengths(p, version52: bool, fz: float, gamma: float, pressure: fl
           * (1.0 + p[PCFX3] * dpi))
     cy = (p[LATERAL_STIFFNESS] * (1.0 + p[PCFY1] * dfz + p[PCFY2] * dfz * dfz)
           * (1.0 + p[PCFY3] * dpi))
-    scratch = np.zeros(len(OUTPUTS))
+    if scratch is None:
+        scratch = np.zeros(len(OUTPUTS))
     longitudinal(p, fz, 0.0, gamma, dfz, dpi, p[LMUX], scratch)
     lateral(p, version52, fz, 0.0, gamma, dfz, dpi, p[LMUY], scratch)
     return abs(scratch[4]) / cx, abs(scratch[5]) / cy

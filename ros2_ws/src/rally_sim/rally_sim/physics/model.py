@@ -19,7 +19,8 @@ import numpy as np
 from .drivetrain.equations import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
-from .magic_formula import FNOMIN, forces as mf_forces, MF_SIZE, VXLOW
+from .magic_formula import (
+    FNOMIN, forces as mf_forces, MF_SIZE, relaxation_lengths as mf_relaxation_lengths, VXLOW)
 from .tyre import slip_angle, slips, unit_forces
 
 X, Y, YAW, VX, VY, YAW_RATE, OMEGA, STEER = 0, 1, 2, 3, 4, 5, 6, 10
@@ -29,10 +30,14 @@ VELOCITY = slice(VX, OMEGA + 4)   # the 7 dynamic states of document 002
 VELOCITY_SIZE = 7
 
 # Rows of the per-wheel diagnostics array (shape DIAG_SIZE x 4).
-SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE, ALIGNING_MOMENT = range(7)
-DIAG_SIZE = 7
-"""ALIGNING_MOMENT: the tyre's moment about its z axis [N m], positive counter-clockwise
-seen from above (a Magic Formula's Mz; document 002's tyre has none: 0)."""
+(SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X, FORCE_Y, STEER_ANGLE, ALIGNING_MOMENT,
+ RELAXED_SLIP_RATIO, RELAXED_SLIP_ANGLE) = range(9)
+DIAG_SIZE = 9
+"""SLIP_RATIO, SLIP_ANGLE: the slips of the tyre's motion; RELAXED_*: the slips its forces
+come from (with tyre relaxation, lagging those; else the same, the slip angle as the
+tyre model takes it); ALIGNING_MOMENT: the tyre's moment about its z axis [N m],
+positive counter-clockwise seen from above (a Magic Formula's Mz; document 002's tyre
+has none: 0)."""
 
 # Rows of the outputs array (OUTPUT_ROWS x 4): the DIAG rows, then these.
 (O_FRICTION, O_WHEEL_ANGLE, O_ACCEL, O_GROUND, O_DRIVE,
@@ -71,10 +76,18 @@ inflation pressure [Pa]; +1 if the file is fitted for the left side, -1 the righ
 MF_HEAD = 4
 MF_AXLE_SIZE = MF_HEAD + MF_SIZE
 P_MF_REAR = P_MF_FRONT + MF_AXLE_SIZE
-PARAM_SIZE = P_MF_REAR + MF_AXLE_SIZE
+P_RELAX = P_MF_REAR + MF_AXLE_SIZE
+"""Tyre relaxation: 1 on, 0 off; then the relaxation lengths [m] (x, y) of the front
+axle and of the rear, 0 where a .tir file gives them with load (RELAX_SIZE entries)."""
+RELAX_SIZE = 5
+PARAM_SIZE = P_RELAX + RELAX_SIZE
 TYRE_DOCUMENT, TYRE_MF = 0, 1
 MF_COLD_PASSES = 40
 """Passes of the load solve when no loads are known yet (a fresh or reset car)."""
+MF_SLOWEST_M_S = 1e-3
+"""The least speed a Magic Formula's slips and the relaxation divide by [m/s]."""
+MF_SHORTEST_RELAXATION_M = 1e-4
+"""The least relaxation length [m] (a .tir file's goes to 0 with the load)."""
 MF_LOAD_TOLERANCE = 1e-12
 """Extra passes stop once no load moves by more than this share of itself."""
 FOUR_WHEEL, KINEMATIC_BICYCLE, ARCADE_BICYCLE = 0, 1, 2
@@ -89,7 +102,11 @@ W_UNIT_X, W_UNIT_Y, W_COS, W_SIN, W_DELTA = 2, 3, 5, 6, 7
 W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 18
 W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
 W_MF_OUT, W_START_LOAD, W_KEPT_LOAD = 24, 27, 28
-WHEEL_ROWS = 29
+W_RELAXED_X, W_RELAXED_Y, W_KEEP_X, W_KEEP_Y, W_RELAXING = 29, 30, 31, 32, 33
+WHEEL_ROWS = 34
+"""Tyre relaxation: each tyre's relaxed slips (x: the slip ratio, y: tan of the slip
+angle), the share of each a sub-step keeps (the rest is the motion's: relaxation_blend),
+and in W_RELAXING column 0, 1 once the relaxed slips are set."""
 """W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
 W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
 Jacobian's differences evaluate (MF tyres)."""
@@ -145,6 +162,8 @@ class ModelParams(NamedTuple):
     load_passes: int = 1
     magic_formula: np.ndarray = np.zeros(2 * MF_AXLE_SIZE)
     """The front axle's head and coefficients (P_MF_FRONT's layout), then the rear's."""
+    relaxation: tuple = (0.0,) * RELAX_SIZE
+    """P_RELAX's block: on (1) or off (0), the lengths x, y front, x, y rear [m]."""
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -158,7 +177,7 @@ class ModelParams(NamedTuple):
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
                                tail, self.arcade, self.drivetrain,
                                [float(self.tyre_model), float(self.load_passes)],
-                               self.magic_formula]).astype(np.float64)
+                               self.magic_formula, self.relaxation]).astype(np.float64)
 
 
 @njit_inline
@@ -287,9 +306,16 @@ def derivatives_one_wheel(vectors: np.ndarray, z_row: int, dz_row: int, p: np.nd
 
 
 @njit_inline
-def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
-          diag: np.ndarray, with_diag: bool, i: int) -> None:
-    """Wheel i's force per newton of load, in its tyre frame and in the body frame."""
+def _motion_slips(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
+                  i: int) -> tuple:
+    """
+    Return wheel i's contact-patch velocity in its tyre frame and its slips (vx', vy', sx, sy).
+
+    Document 002's tyre: the slips of the vehicle file's slip_model
+    (tyre.slips). A Magic Formula's are its own: kappa = (omega R - vx') and
+    tan(alpha) = vy', each over |vx'| (at least low_speed_m_s), as the file
+    is fitted, whatever the wheel's spin.
+    """
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     px, py = wheel_offset(p, i)
     # A.4: wheel-centre velocity in the body frame, then in the tyre frame.
@@ -298,9 +324,32 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
     cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
     vx_t = wheel_vx * cos_d + wheel_vy * sin_d
     vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-    # A.5-A.6: slips and force per newton of load.
-    sx, sy = slips(vx_t, vy_t, vectors[z_row, 3 + i] * p[P_RADIUS], int(p[P_SLIP_MODEL]),
-                   p[P_LOW_SPEED])
+    omega_r = vectors[z_row, 3 + i] * p[P_RADIUS]
+    if p[P_TYRE_MODEL] == TYRE_MF:
+        denominator = max(abs(vx_t), p[P_LOW_SPEED], MF_SLOWEST_M_S)
+        return vx_t, vy_t, (omega_r - vx_t) / denominator, vy_t / denominator
+    sx, sy = slips(vx_t, vy_t, omega_r, int(p[P_SLIP_MODEL]), p[P_LOW_SPEED])
+    return vx_t, vy_t, sx, sy
+
+
+@njit_inline
+def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
+          diag: np.ndarray, with_diag: bool, i: int) -> None:
+    """Wheel i's force per newton of load, in its tyre frame and in the body frame."""
+    # A.5: the slips of the motion, and with relaxation the slips the tyre has.
+    vx_t, vy_t, sx, sy = _motion_slips(vectors, z_row, p, wheel, i)
+    if with_diag:
+        diag[0, i] = sx
+        diag[1, i] = slip_angle(vx_t, vy_t)
+        diag[5, i] = wheel[W_DELTA, i]
+    if p[P_RELAX] != 0.0 and wheel[W_RELAXING, 0] == 1.0:
+        keep_x, keep_y = wheel[W_KEEP_X, i], wheel[W_KEEP_Y, i]
+        sx = keep_x * wheel[W_RELAXED_X, i] + (1.0 - keep_x) * sx
+        sy = keep_y * wheel[W_RELAXED_Y, i] + (1.0 - keep_y) * sy
+    if with_diag:
+        diag[7, i] = sx
+        diag[8, i] = math.atan(sy)
+    # A.6: force per newton of load.
     if p[P_TYRE_MODEL] == TYRE_MF:
         fx_t, fy_t, mz_t = _mf_unit_forces(p, wheel, i, sx, sy, vx_t, with_diag)
         if with_diag:
@@ -312,12 +361,69 @@ def _tyre(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
     wheel[W_UNIT_X, i] = fx_t
     wheel[W_UNIT_Y, i] = fy_t
     # A.3: back to the body frame.
+    cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
     wheel[W_AX, i] = fx_t * cos_d - fy_t * sin_d
     wheel[W_AY, i] = fx_t * sin_d + fy_t * cos_d
-    if with_diag:
-        diag[0, i] = sx
-        diag[1, i] = slip_angle(vx_t, vy_t)
-        diag[5, i] = wheel[W_DELTA, i]
+
+
+@njit
+def relaxation_blend(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray,
+                     h: float) -> None:
+    """
+    Set how a sub-step of h from z blends each tyre's relaxed slips with those of its motion.
+
+    Relaxation: d s'/dt = (s - s') k, k = max(|vx'|, low_speed_m_s) / sigma,
+    for the slips s' the tyre has and s those of its motion, sigma its
+    relaxation length (x: longitudinal, y: lateral). Implicit Euler gives
+    s'(t + h) = s'(t) / (1 + h k) + s(t + h) h k / (1 + h k): the tyre's
+    slips over the sub-step are the motion's, at the new state, blended with
+    the old relaxed ones (the share W_KEEP_X, W_KEEP_Y kept), so the chassis
+    and wheel solve keeps its size and its stability at any speed. k is taken
+    at the sub-step's start. Relaxed slips not yet set (a car just placed)
+    start as the motion's.
+    """
+    start = wheel[W_RELAXING, 0] != 1.0
+    for i in range(4):
+        vx_t, _, sx, sy = _motion_slips(vectors, z_row, p, wheel, i)
+        if start:
+            wheel[W_RELAXED_X, i] = sx
+            wheel[W_RELAXED_Y, i] = sy
+        sigma_x, sigma_y = tyre_relaxation_lengths(p, wheel, i)
+        rate = h * max(abs(vx_t), p[P_LOW_SPEED], MF_SLOWEST_M_S)
+        wheel[W_KEEP_X, i] = 1.0 / (1.0 + rate / sigma_x)
+        wheel[W_KEEP_Y, i] = 1.0 / (1.0 + rate / sigma_y)
+    wheel[W_RELAXING, 0] = 1.0
+
+
+@njit
+def relax(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndarray) -> None:
+    """Move each tyre's relaxed slips to the end of the sub-step relaxation_blend set up."""
+    for i in range(4):
+        _, _, sx, sy = _motion_slips(vectors, z_row, p, wheel, i)
+        keep_x, keep_y = wheel[W_KEEP_X, i], wheel[W_KEEP_Y, i]
+        wheel[W_RELAXED_X, i] = keep_x * wheel[W_RELAXED_X, i] + (1.0 - keep_x) * sx
+        wheel[W_RELAXED_Y, i] = keep_y * wheel[W_RELAXED_Y, i] + (1.0 - keep_y) * sy
+
+
+@njit
+def tyre_relaxation_lengths(p: np.ndarray, wheel: np.ndarray, i: int) -> tuple:
+    """
+    Return wheel i's relaxation lengths (x, y) [m].
+
+    The vehicle file's where it gives them, else its .tir file's at the
+    wheel's load (W_LOAD; magic_formula.relaxation_lengths), at least
+    MF_SHORTEST_RELAXATION_M (a lifted wheel's).
+    """
+    k = P_RELAX + 1 + (0 if i < 2 else 2)
+    sigma_x, sigma_y = p[k], p[k + 1]
+    if sigma_x <= 0.0 or sigma_y <= 0.0:
+        base = P_MF_FRONT if i < 2 else P_MF_REAR
+        side = 1.0 if i % 2 == 0 else -1.0
+        sigma_x, sigma_y = mf_relaxation_lengths(
+            p[base + MF_HEAD:base + MF_AXLE_SIZE], p[base + A_VERSION52] != 0.0,
+            wheel[W_LOAD, i], -side * p[base + A_CAMBER], p[base + A_PRESSURE],
+            wheel[W_MF_OUT:W_MF_OUT + 3].reshape(12))
+    return (max(sigma_x, MF_SHORTEST_RELAXATION_M), max(sigma_y, MF_SHORTEST_RELAXATION_M))
 
 
 @njit

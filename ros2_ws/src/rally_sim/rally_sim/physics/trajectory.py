@@ -8,14 +8,15 @@ import numpy as np
 
 from .drivetrain.equations import RPM_PER_RAD_S
 from .model import (
-    ALIGNING_MOMENT, ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO,
-    VX, VY, X, Y, YAW, YAW_RATE)
+    ALIGNING_MOMENT, ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, RELAXED_SLIP_ANGLE,
+    RELAXED_SLIP_RATIO, SLIP_ANGLE, SLIP_RATIO, VX, VY, X, Y, YAW, YAW_RATE)
 from .vehicle import Vehicle
 from .. import WHEELS
 
 STATE_COLUMNS = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate',
                  'omega_fl', 'omega_fr', 'omega_rl', 'omega_rr')
-WHEEL_COLUMNS = ('slip_ratio', 'slip_angle', 'load', 'force_x', 'force_y', 'aligning_moment')
+WHEEL_COLUMNS = ('slip_ratio', 'slip_angle', 'load', 'force_x', 'force_y', 'aligning_moment',
+                 'relaxed_slip_ratio', 'relaxed_slip_angle')
 """Per-wheel extra columns, written as <name>_<wheel> (tyre-frame forces)."""
 
 
@@ -116,7 +117,8 @@ def simulate(vehicle: Vehicle, inputs: InputTable,
     for i, w in enumerate(WHEELS):
         columns[f'omega_{w}'] = states[:, OMEGA + i]
     for name, row in zip(WHEEL_COLUMNS, (SLIP_RATIO, SLIP_ANGLE, NORMAL_LOAD, FORCE_X,
-                                         FORCE_Y, ALIGNING_MOMENT)):
+                                         FORCE_Y, ALIGNING_MOMENT, RELAXED_SLIP_RATIO,
+                                         RELAXED_SLIP_ANGLE)):
         for i, w in enumerate(WHEELS):
             columns[f'{name}_{w}'] = diags[:, row, i]
     if vehicle.has_drivetrain:

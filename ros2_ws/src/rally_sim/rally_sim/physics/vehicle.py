@@ -24,8 +24,9 @@ from .integrators import (
     O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
     ALIGNING_MOMENT, DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE,
-    FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO,
-    STATE_SIZE, STEER, STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE)
+    FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, RELAXED_SLIP_ANGLE,
+    RELAXED_SLIP_RATIO, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER, STEER_ANGLE, VX, VY,
+    X, Y, YAW, YAW_RATE)
 from .surfaces import Surface
 from .. import WHEELS
 
@@ -91,6 +92,9 @@ class WheelState:
     friction: np.ndarray
     aligning_moment_n_m: np.ndarray = field(default_factory=lambda: np.zeros(4))
     """About each wheel's z axis, counter-clockwise positive (a .tir tyre's; else 0)."""
+    relaxed_slip_ratio: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    relaxed_slip_angle_rad: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    """The slips the forces come from (with tyre relaxation lagging the others)."""
     names: Sequence[str] = field(default=WHEELS)
 
 
@@ -538,7 +542,9 @@ class Vehicle:
             normal_load_n=d[NORMAL_LOAD].copy(), force_x_n=d[FORCE_X].copy(),
             force_y_n=d[FORCE_Y].copy(), omega_rad_s=self.state[OMEGA:OMEGA + 4].copy(),
             steer_rad=d[STEER_ANGLE].copy(), friction=d[O_FRICTION].copy(),
-            aligning_moment_n_m=d[ALIGNING_MOMENT].copy())
+            aligning_moment_n_m=d[ALIGNING_MOMENT].copy(),
+            relaxed_slip_ratio=d[RELAXED_SLIP_RATIO].copy(),
+            relaxed_slip_angle_rad=d[RELAXED_SLIP_ANGLE].copy())
 
     @property
     def steer_rad(self) -> float:

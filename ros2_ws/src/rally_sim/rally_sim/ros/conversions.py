@@ -17,8 +17,8 @@ from .serialized import SerializedMessage
 from .. import WHEELS
 from ..physics import Vehicle
 from ..physics.model import (
-    ALIGNING_MOMENT, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE,
-    X, Y, YAW)
+    ALIGNING_MOMENT, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, RELAXED_SLIP_ANGLE,
+    RELAXED_SLIP_RATIO, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, X, Y, YAW)
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -197,7 +197,8 @@ class OutputMessages:
         out = v.outputs
         return self._slip.fill(np.concatenate((
             out[SLIP_RATIO], out[SLIP_ANGLE], out[NORMAL_LOAD], out[FORCE_X], out[FORCE_Y],
-            v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction, out[ALIGNING_MOMENT])),
+            v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction, out[ALIGNING_MOMENT],
+            out[RELAXED_SLIP_RATIO], out[RELAXED_SLIP_ANGLE])),
             stamp_ns)
 
     def drivetrain_state(self, stamp_ns: int) -> DrivetrainState:
@@ -237,7 +238,7 @@ class OutputMessages:
 
 WHEEL_SLIP_ROWS = ('slip_ratio', 'slip_angle', 'normal_load', 'longitudinal_force',
                    'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient',
-                   'aligning_moment')
+                   'aligning_moment', 'relaxed_slip_ratio', 'relaxed_slip_angle')
 """WheelSlip's arrays, in the order OutputMessages.wheel_slip fills them."""
 
 

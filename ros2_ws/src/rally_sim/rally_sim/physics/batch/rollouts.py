@@ -22,7 +22,8 @@ from ..integrators import (
 from ..jit import njit, njit_parallel, prange
 from ..model import (
     DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
-    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_DOCUMENT, VX, W_LOAD)
+    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_DOCUMENT, VX, W_LOAD,
+    W_RELAXING)
 from ..surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from ..tyre import SLIP_DOCUMENT
 from ..vehicle import Vehicle
@@ -239,7 +240,8 @@ class Batch:
         states_out = np.zeros((n, len(dts), STATE_SIZE))
         outs_out = np.zeros((n, len(dts) if tyres else 1, OUTPUT_ROWS, 4))
         self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
-        self._wheel[:, W_LOAD] = 0.0                      # (and MF tyres' loads from cold)
+        self._wheel[:, W_LOAD] = 0.0                      # (and the tyres' loads and slips)
+        self._wheel[:, W_RELAXING] = 0.0
         done = np.zeros(n, dtype=np.int64)
         grid, meta = self.template.map_arrays
         run = _rollout_few if n <= FEW_CARS else _rollout_cars

@@ -41,8 +41,8 @@ from ..jit import njit
 from ..model import (
     C_BRAKE, C_DRIVE, C_HANDBRAKE, C_STEER, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA,
     P_ARCADE, P_CG_HEIGHT, P_DRAG, P_LF, P_LOW_SPEED, P_LR, P_MASS, P_RADIUS, P_ROLLING,
-    P_YAW_INERTIA, rolling_spin, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY,
-    W_MU, W_STEER, X, Y, YAW, YAW_RATE)
+    P_YAW_INERTIA, RELAXED_SLIP_ANGLE, RELAXED_SLIP_RATIO, rolling_spin, SLIP_ANGLE,
+    SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY, W_MU, W_STEER, X, Y, YAW, YAW_RATE)
 
 (A_STIFF_FRONT, A_STIFF_REAR, A_HANDBRAKE_GRIP, A_STEER_REDUCTION, A_REDUCTION_SPEED,
  A_ASSIST, A_MAX_STEER) = range(7)
@@ -213,6 +213,8 @@ def arcade_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel:
         k = 0 if i < 2 else 1
         out[SLIP_RATIO, i] = 0.0
         out[SLIP_ANGLE, i] = axle[AX_ALPHA, k]
+        out[RELAXED_SLIP_RATIO, i] = 0.0            # (no relaxation: the same slips)
+        out[RELAXED_SLIP_ANGLE, i] = axle[AX_ALPHA, k]
         out[NORMAL_LOAD, i] = 0.5 * axle[AX_LOAD, k]
         braking = math.copysign(axle[AX_BRAKE, k], vx) if vx != 0.0 else 0.0
         out[FORCE_X, i] = 0.5 * (axle[AX_FX, k] - braking)

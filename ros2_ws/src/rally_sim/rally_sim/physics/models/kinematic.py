@@ -25,9 +25,10 @@ import numpy as np
 
 from ..jit import njit
 from ..model import (
-    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_LF, P_LR, P_MASS,
-    P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, rolling_spin, set_steer, SLIP_ANGLE, SLIP_RATIO,
-    STEER, STEER_ANGLE, VX, VY, W_COS, W_DELTA, W_GRAVITY, W_SIN, X, Y, YAW, YAW_RATE)
+    C_BRAKE, C_DRIVE, FORCE_X, FORCE_Y, NORMAL_LOAD, O_ACCEL, OMEGA, P_DRAG, P_LF, P_LR,
+    P_MASS, P_RADIUS, P_ROLLING, P_WHEEL_INERTIA, RELAXED_SLIP_ANGLE, RELAXED_SLIP_RATIO,
+    rolling_spin, set_steer, SLIP_ANGLE, SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_COS,
+    W_DELTA, W_GRAVITY, W_SIN, X, Y, YAW, YAW_RATE)
 
 
 @njit
@@ -171,6 +172,8 @@ def kinematic_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray,
         c, s = wheel[W_COS, i], wheel[W_SIN, i]
         out[SLIP_RATIO, i] = 0.0
         out[SLIP_ANGLE, i] = 0.0
+        out[RELAXED_SLIP_RATIO, i] = 0.0
+        out[RELAXED_SLIP_ANGLE, i] = 0.0
         out[NORMAL_LOAD, i] = 0.5 * weight * share
         out[FORCE_X, i] = body_x * c + body_y * s
         out[FORCE_Y, i] = -body_x * s + body_y * c
