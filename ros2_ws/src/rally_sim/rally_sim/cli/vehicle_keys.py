@@ -54,6 +54,8 @@ def _allowed(spec: Field) -> str:
 def _default(spec: Field) -> str:
     if spec.default is None:
         return ''
+    if isinstance(spec.default, bool):
+        return f'`{str(spec.default).lower()}`'
     return f'`{spec.default}`' if not isinstance(spec.default, float) else f'`{spec.default:g}`'
 
 

@@ -46,8 +46,8 @@ def test_as_the_lengths_shrink_the_run_becomes_the_direct_one():
 @pytest.mark.parametrize('preset', ['volvo_v40', 'volvo_v40_mf'])
 def test_a_step_in_steer_is_followed_with_the_time_constant_length_over_speed(preset):
     speed, sigma, dt = 30.0, 0.3, 1e-4
-    config = relaxing(preset, y_m=sigma, dt=dt, **{'steering.max_rate_rad_s': 0.0,
-                                                  'steering.ackermann': 0.0})
+    config = relaxing(preset, y_m=sigma, dt=dt,
+                      **{'steering.max_rate_rad_s': 0.0, 'steering.ackermann': 0.0})
     car = Vehicle(config, Surface.uniform('tarmac_dry'))
     car.reset(vx=speed)
     car.set_command(Command(steer_rad=0.01))

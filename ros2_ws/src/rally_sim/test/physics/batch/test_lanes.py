@@ -165,6 +165,9 @@ def test_lanes_are_refused_naming_what_the_vehicle_lacks(document):
     default = vehicle('volvo_v40')
     with pytest.raises(ValueError, match="integrator 'euler'.*slip_model 'document'"):
         Batch(default, CARS).rollout(starts(default, CARS), **given, tyres=False, lanes=True)
+    tir = vehicle('volvo_v40_mf')
+    with pytest.raises(ValueError, match="document 002's tyres"):
+        Batch(tir, CARS).rollout(starts(tir, CARS), **given, tyres=False, lanes=True)
     stage = Surface.load(config_file('stages/rally_stage.yaml'))
     with pytest.raises(ValueError, match='a uniform surface'):
         Batch(document, CARS, stage).rollout(starts(document, CARS), **given, tyres=False,
