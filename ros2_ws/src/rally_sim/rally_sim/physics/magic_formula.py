@@ -75,6 +75,14 @@ def _cos_atan(x: float) -> float:
 
 
 @njit
+def _sin_times_atan(c: float, x: float) -> float:
+    """Return sin(c atan(x)); for c = 2 (PKY4's usual value) as 2 x / (1 + x^2), the same."""
+    if c == 2.0:
+        return 2.0 * x / (1.0 + x * x)
+    return math.sin(c * math.atan(x))
+
+
+@njit
 def magic(b: float, c: float, d: float, e: float, x: float) -> float:
     """Return the Magic Formula D sin(C atan(B x - E (B x - atan(B x))))."""
     bx = b * x
@@ -97,7 +105,7 @@ def longitudinal(p, fz: float, kappa: float, gamma: float, dfz: float, dpi: floa
     mux = ((p[PDX1] + p[PDX2] * dfz) * (1.0 + p[PPX3] * dpi + p[PPX4] * dpi * dpi)
            * (1.0 - p[PDX3] * gamma * gamma) * lmux)                            # (4.E13)
     dx = mux * fz                                                               # (4.E12)
-    kxk = (fz * (p[PKX1] + p[PKX2] * dfz) * math.exp(p[PKX3] * dfz)
+    kxk = (fz * (p[PKX1] + p[PKX2] * dfz) * (math.exp(p[PKX3] * dfz) if p[PKX3] else 1.0)
            * (1.0 + p[PPX1] * dpi + p[PPX2] * dpi * dpi) * p[LKX])              # (4.E15)
     bx = kxk / (cx * dx + EPSILON * _sign(dx))                                  # (4.E16)
     shx = (p[PHX1] + p[PHX2] * dfz) * p[LHX] * fade                             # (4.E17)
@@ -119,8 +127,8 @@ def lateral(p, version52: bool, fz: float, alpha: float, gamma: float, dfz: floa
     """
     fz0 = p[FNOMIN] * p[LFZO]
     kya = (p[PKY1] * fz0 * (1.0 + p[PPY1] * dpi) * (1.0 - p[PKY3] * abs(gamma))
-           * math.sin(p[PKY4] * math.atan((fz / fz0) / ((p[PKY2] + p[PKY5] * gamma * gamma)
-                                                        * (1.0 + p[PPY2] * dpi))))
+           * _sin_times_atan(p[PKY4], (fz / fz0) / ((p[PKY2] + p[PKY5] * gamma * gamma)
+                                                    * (1.0 + p[PPY2] * dpi)))
            * p[LKY])                                                            # (4.E25)
     svyg = fz * (p[PVY3] + p[PVY4] * dfz) * gamma * p[LKYC] * lmuy              # (4.E28)
     if version52:
