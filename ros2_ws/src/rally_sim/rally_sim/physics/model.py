@@ -104,12 +104,12 @@ W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
 W_MF_OUT, W_START_LOAD, W_KEPT_LOAD = 24, 27, 28
 W_RELAXED_X, W_RELAXED_Y, W_KEEP_X, W_KEEP_Y, W_RELAXING = 29, 30, 31, 32, 33
 WHEEL_ROWS = 34
-"""Tyre relaxation: each tyre's relaxed slips (x: the slip ratio, y: tan of the slip
-angle), the share of each a sub-step keeps (the rest is the motion's: relaxation_blend),
-and in W_RELAXING column 0, 1 once the relaxed slips are set."""
 """W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
 W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
-Jacobian's differences evaluate (MF tyres)."""
+Jacobian's differences evaluate (MF tyres). W_RELAXED_X, _Y: each tyre's relaxed slips
+(x: the slip ratio, y: tan of the slip angle); W_KEEP_X, _Y: the share of each a sub-step
+keeps (the rest is the motion's: relaxation_blend); W_RELAXING column 0: 1 once the
+relaxed slips are set."""
 """W_DRIVE: the drive torque on each wheel this sub-step [N m] (the command's, or
 the drivetrain's); W_ENGINE: the drivetrain's engine figures (columns E_*);
 W_SPIN, W_INVERSE, W_TRANSFER: the drivetrain solve's wheel speeds, inverse

@@ -22,6 +22,7 @@ from support import ros_process
 from support.vehicles import vehicle
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
+import yaml
 
 LOCKSTEP = {'pacing': 'lockstep'}
 MODELS = ['volvo_v40', 'volvo_v40_kinematic', 'arcade_group_b']
@@ -171,6 +172,32 @@ def test_steering_and_torque_move_the_car_as_expected(simulator, preset):
     assert last.twist.twist.linear.x > 4.0              # forwards
     assert last.twist.twist.angular.z > 0.3             # turning left
     assert last.pose.pose.position.y > 0.5
+
+
+def test_a_car_on_tir_tyres_publishes_their_aligning_moments_and_relaxed_slips(simulator,
+                                                                              tmp_path):
+    # the user's own file: volvo_v40_mf with tyre relaxation (its tyres by their shipped name)
+    with open(config_file('vehicles/volvo_v40_mf.yaml'), encoding='utf-8') as stream:
+        car = yaml.safe_load(stream)
+    car['tyre_relaxation'] = True
+    for axle in ('front', 'rear'):
+        car['tyres'][axle].update(relaxation_length_x_m=0.2, relaxation_length_y_m=0.6)
+    (tmp_path / 'my_car.yaml').write_text(yaml.safe_dump(car))
+    client = simulator(pacing='lockstep', initial_speed=15.0, command_timeout_s=0.0,
+                       vehicle=str(tmp_path / 'my_car.yaml'))
+    slip = Latest(client, WheelSlip, 'wheel_slip')
+    steer_pub = client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)
+    client.publish_acked(steer_pub, ackermann(steer=0.05))
+    steady = at(client, slip, client.step(3000))
+    assert all(m < -5.0 for m in steady.aligning_moment[:2])     # turns the wheels back
+    for motion, relaxed in zip(steady.slip_angle, steady.relaxed_slip_angle):
+        assert relaxed == pytest.approx(motion, rel=0.05, abs=1e-4)   # caught up
+    client.publish_acked(steer_pub, ackermann(steer=0.1))
+    fresh = at(client, slip, client.step(10))       # 10 ms of a 40 ms time constant
+    for k in range(2):
+        moved = fresh.slip_angle[k] - steady.slip_angle[k]
+        assert abs(moved) > 0.003
+        assert abs(fresh.relaxed_slip_angle[k] - steady.relaxed_slip_angle[k]) < 0.5 * abs(moved)
 
 
 def test_speed_mode_reaches_and_holds_the_commanded_speed(simulator, preset):
