@@ -248,8 +248,9 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
     slip angle [rad], gamma the camber [rad], vx the wheel's forward speed
     [m/s] (for My and the friction's speed decay), pressure [Pa] (MF 6.x),
     grip the surface's, which scales LMUX and LMUY; fade the share of the
-    shifts kept (SHx, SVx, SHy, SVy, SVyk: 1, or less at low speed, as the
-    solvers fade them there so that a tyre at rest pushes nothing).
+    shifts kept (SHx, SVx, SHy, SVy, SVyk) and of the moments: 1, or less at
+    low speed, as the solvers fade them there, so that a tyre at rest pushes
+    and twists nothing (camber's residual Mz and My included).
     """
     out[:] = 0.0
     if fz <= 0.0:
@@ -280,10 +281,10 @@ def forces(p, version52: bool, fz: float, kappa: float, alpha: float, gamma: flo
         scratch = np.empty(8)
         fy0_flat, _, _, _, _ = lateral(p, False, fz, alpha, 0.0, dfz, dpi, lmuy, scratch, fade)
         fy_trail = combined_y(p, fz, kappa, alpha, 0.0, dfz, scratch[7])[0] * fy0_flat
-    out[2] = aligning(p, version52, fz, kappa, alpha, gamma, dfz, dpi, lmuy,
-                      cos_alpha_prime, _sign(vx), fx, fy, fy_trail, svyk, shy, svy, by, cy,
-                      out[4], out[5])
-    out[3] = rolling_resistance(p, version52, fz, fx, gamma, vx, pressure)
+    out[2] = fade * aligning(p, version52, fz, kappa, alpha, gamma, dfz, dpi, lmuy,
+                             cos_alpha_prime, _sign(vx), fx, fy, fy_trail, svyk, shy, svy, by,
+                             cy, out[4], out[5])
+    out[3] = fade * rolling_resistance(p, version52, fz, fx, gamma, vx, pressure)
 
 
 @njit

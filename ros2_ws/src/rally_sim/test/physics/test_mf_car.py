@@ -208,9 +208,10 @@ def test_it_stops_and_holds_at_rest_and_on_a_slope(tmp_path):
     held = car.state[[X, Y, YAW]].copy()
     car.step(5.0)
     assert np.all(car.state[[X, Y, YAW]] == held)
-    free = mf_car()
+    free = mf_car(mf_tree(camber_rad=-0.02))
     free.step(5.0)
     assert np.all(free.state[[X, Y, YAW, VX, VY, YAW_RATE]] == 0.0)        # no creep at rest
+    assert np.all(free.wheels().aligning_moment_n_m == 0.0)     # nor a camber moment
     tree = mf_tree()
     tree['resistance'] = {k.split('.')[1]: v for k, v in FLAT.items()}
     slope = Vehicle(from_mapping(tree, 'test car'), Surface.load(write_maps(tmp_path)))
