@@ -70,7 +70,7 @@ def test_a_vehicle_file_names_its_tyres_beside_it_or_by_a_shipped_name(tmp_path)
     ({'front': {'tir': BOOK, 'camber_rad': 0.5}}, r"'tyres.front.camber_rad' = 0.5 is out of "
      r'range \[-0.2, 0.2\]'),
     ({'front': {'tir': 'no_such_tyre'}}, r"'tyres.front.tir' = 'no_such_tyre': no such tyre "
-     r'file .*shipped: pacejka_2006_205_60r15'),
+     r'file .*shipped: f1tenth_forzaeth_nuc2_front, .*pacejka_2006_205_60r15'),
     ({'front': {'tir': MF52, 'pressure_pa': float('nan')}}, r"'tyres.front.pressure_pa' = nan"),
 ])
 def test_bad_tyre_keys_are_refused_naming_the_key(change, message):
@@ -237,3 +237,22 @@ def test_steady_cornering_matches_the_equilibria_and_the_simulator_keeps_it(side
     moved = np.abs(car.state[[VX, VY, YAW_RATE]] - e.state[[VX, VY, YAW_RATE]])
     assert np.max(moved) < 1e-6 * e.speed_m_s
     assert car.state[YAW] - e.state[YAW] == pytest.approx(0.02 * e.yaw_rate_rad_s, rel=1e-6)
+
+
+@pytest.mark.parametrize('axle, b, c, d, e', [('front', 5.5405, 0.4182, 1.8635, 0.3722),
+                                              ('rear', 6.6014, 0.5624, 1.7327, 1.0648)])
+def test_the_f1tenth_tyres_are_forzaeths_identified_curves(axle, b, c, d, e):
+    # ForzaETH's NUC2 identification: Fy = mu Fz D sin(C atan(B a - E (B a - atan(B a)))),
+    # mu 1; the Magic Formula's E is at most 1 (the rear's 1.0648 is taken as 1)
+    tyre = read_tir(os.path.join(TYRES, f'f1tenth_forzaeth_nuc2_{axle}.tir'))
+    p, out = mf.coefficients(tyre), np.zeros(len(mf.OUTPUTS))
+    e = min(e, 1.0)
+    for load in (4.5, 9.0, 18.0):                     # half to twice the static wheel load
+        for alpha in np.radians([0.5, 2.0, 5.0, 10.0, 20.0]):
+            mf.forces(p, True, load, 0.0, alpha, 0.0, 3.0, 0.0, out, False)
+            x = b * alpha
+            identified = load * d * math.sin(c * math.atan(x - e * (x - math.atan(x))))
+            assert -out[1] == pytest.approx(identified, rel=2e-3), (load, alpha)
+    car = mf_car(mf_tree('f1tenth', tyre='f1tenth_forzaeth_nuc2_front'), vx=3.0)
+    turn(car, 0.2, torque=0.05)
+    assert car.state[YAW_RATE] > 0.5 and np.all(np.isfinite(car.state))
