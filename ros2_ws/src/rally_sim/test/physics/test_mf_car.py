@@ -14,7 +14,7 @@ from rally_sim.physics.model import (
     MF_AXLE_SIZE, MF_HEAD, NORMAL_LOAD, P_MF_FRONT, P_MF_REAR, TYRE_MF, VX, VY, X, Y,
     YAW, YAW_RATE)
 from rally_sim.physics.tir import read_tir
-from support.slopes import FLAT, write_maps
+from support.slopes import assert_stops_and_holds
 from support.vehicles import vehicle_file
 import yaml
 
@@ -201,26 +201,8 @@ def test_the_surface_grip_scales_the_tyres_peak():
 
 
 def test_it_stops_and_holds_at_rest_and_on_a_slope(tmp_path):
-    car = mf_car(vx=10.0)
-    car.set_command(Command(brake_torque_n_m=[1500.0] * 4))
-    car.step(3.0)
-    assert car.state[VX] == 0.0
-    held = car.state[[X, Y, YAW]].copy()
-    car.step(5.0)
-    assert np.all(car.state[[X, Y, YAW]] == held)
-    free = mf_car(mf_tree(camber_rad=-0.02))
-    free.step(5.0)
-    assert np.all(free.state[[X, Y, YAW, VX, VY, YAW_RATE]] == 0.0)        # no creep at rest
-    assert np.all(free.wheels().aligning_moment_n_m == 0.0)     # nor a camber moment
-    tree = mf_tree()
-    tree['resistance'] = {k.split('.')[1]: v for k, v in FLAT.items()}
-    slope = Vehicle(from_mapping(tree, 'test car'), Surface.load(write_maps(tmp_path)))
-    slope.reset(x=128.0, y=128.0, yaw=0.3)
-    slope.set_command(Command(brake_torque_n_m=[300.0] * 4))
-    slope.step(0.5)
-    held = slope.state[[X, Y, YAW]].copy()
-    slope.step(5.0)
-    assert np.all(slope.state[[X, Y, YAW]] == held)
+    free = assert_stops_and_holds(from_mapping(mf_tree(camber_rad=-0.02), 'car'), tmp_path)
+    assert np.all(free.wheels().aligning_moment_n_m == 0.0)     # nor a camber moment at rest
 
 
 @pytest.mark.parametrize('sideslip_deg', [-2.0, -15.0])

@@ -8,7 +8,7 @@ import pytest
 from rally_sim.physics import Command, ConfigError, load_vehicle, Surface, Vehicle
 from rally_sim.physics.config import from_mapping
 from rally_sim.physics.model import VX, VY, X, Y, YAW, YAW_RATE
-from support.slopes import FLAT, write_maps
+from support.slopes import assert_stops_and_holds
 from support.vehicles import vehicle_file
 import yaml
 
@@ -79,25 +79,7 @@ def test_relaxation_off_gives_relaxed_slips_equal_to_the_motions():
 
 @pytest.mark.parametrize('preset', ['volvo_v40', 'volvo_v40_mf'])
 def test_with_relaxation_it_brakes_to_rest_holds_there_and_on_a_slope(tmp_path, preset):
-    car = Vehicle(relaxing(preset), Surface.uniform('tarmac_dry'))
-    car.reset(vx=10.0)
-    car.set_command(Command(brake_torque_n_m=[1500.0] * 4))
-    car.step(3.0)
-    assert car.state[VX] == 0.0
-    held = car.state[[X, Y, YAW]].copy()
-    car.step(5.0)
-    assert np.all(car.state[[X, Y, YAW]] == held)
-    free = Vehicle(relaxing(preset), Surface.uniform('tarmac_dry'))
-    free.reset()
-    free.step(5.0)
-    assert np.all(free.state[[X, Y, YAW, VX, VY, YAW_RATE]] == 0.0)      # no creep at rest
-    slope = Vehicle(relaxing(preset).with_overrides(FLAT), Surface.load(write_maps(tmp_path)))
-    slope.reset(x=128.0, y=128.0, yaw=0.3)
-    slope.set_command(Command(brake_torque_n_m=[300.0] * 4))
-    slope.step(0.5)
-    held = slope.state[[X, Y, YAW]].copy()
-    slope.step(5.0)
-    assert np.all(slope.state[[X, Y, YAW]] == held)
+    assert_stops_and_holds(relaxing(preset), tmp_path)
 
 
 def test_in_reverse_and_through_standstill_it_stays_calm():

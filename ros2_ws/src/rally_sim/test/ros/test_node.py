@@ -174,8 +174,7 @@ def test_steering_and_torque_move_the_car_as_expected(simulator, preset):
     assert last.pose.pose.position.y > 0.5
 
 
-def test_a_car_on_tir_tyres_publishes_their_aligning_moments_and_relaxed_slips(simulator,
-                                                                              tmp_path):
+def test_a_tir_car_publishes_its_aligning_moments_and_relaxed_slips(simulator, tmp_path):
     # the user's own file: volvo_v40_mf with tyre relaxation (its tyres by their shipped name)
     with open(config_file('vehicles/volvo_v40_mf.yaml'), encoding='utf-8') as stream:
         car = yaml.safe_load(stream)
