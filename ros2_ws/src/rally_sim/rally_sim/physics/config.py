@@ -576,11 +576,23 @@ def _check_relaxation(values: Mapping[str, Any], tirs: Mapping[str, str]) -> Non
             if any(lengths):
                 raise ConfigError(f'tyres.{axle}: give both relaxation lengths, or neither '
                                   f"(the .tir file's)")
+            _check_tir_relaxation(tyre_file(path), f'tyres.{axle}.tir')
             continue
         raise ConfigError(
             f'tyre_relaxation true: tyres.{axle}.relaxation_length_x_m and _y_m must be '
             'positive ' + (f'({path} gives no relaxation: no PTX1/PTY1, no carcass '
                            'stiffnesses)' if path else "(document 002's tyre has none)"))
+
+
+def _check_tir_relaxation(tyre: TyreFile, key: str) -> None:
+    """Refuse a .tir file whose relaxation lengths are not positive at its nominal load."""
+    names = (('PTX1', 'PTY1', 'PTY2') if tyre['PTX1'] or tyre['PTY1'] else
+             ('LONGITUDINAL_STIFFNESS', 'LATERAL_STIFFNESS'))
+    for name in names:
+        if not tyre[name] > 0.0:
+            raise ConfigError(f"key '{key}': {tyre.path}: [{tyre.sections.get(name, '?')}] "
+                              f'{name} = {tyre[name]:g}: a relaxation length from it is not '
+                              'positive (tyre_relaxation true)')
 
 
 def tyre_file(path: str, key: str = 'tyres.tir') -> TyreFile:

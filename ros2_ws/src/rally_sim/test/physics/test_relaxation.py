@@ -98,7 +98,7 @@ def test_in_reverse_and_through_standstill_it_stays_calm():
     assert car.state[VX] == 0.0 and car.state[YAW_RATE] == 0.0
 
 
-def test_lengths_come_from_the_tir_file_or_are_refused_naming_the_key():
+def test_lengths_come_from_the_tir_file_or_are_refused_naming_the_key(tmp_path):
     with open(vehicle_file('volvo_v40'), encoding='utf-8') as stream:
         tree = yaml.safe_load(stream)
     tree['tyres'] = {'front': {'tir': MF52}, 'rear': {'tir': MF52}}
@@ -112,6 +112,14 @@ def test_lengths_come_from_the_tir_file_or_are_refused_naming_the_key():
                        r'_m and _y_m must be positive .*pacejka_2006_205_60r15.tir gives no '
                        'relaxation'):
         relaxing('volvo_v40_mf', x_m=0.0, y_m=0.0)
+    bad = tmp_path / 'bad.tir'
+    bad.write_text(open(MF52, encoding='utf-8').read().replace(
+        'PTY1                     = 2.2', 'PTY1 = -2.2'))
+    tree['tyres'] = {'front': {'tir': str(bad)}, 'rear': {'tir': str(bad)}}
+    with pytest.raises(ConfigError, match=r"key 'tyres.front.tir': .*bad.tir: "
+                       r'\[LATERAL_COEFFICIENTS\] PTY1 = -2.2: a relaxation length from it is '
+                       'not positive'):
+        from_mapping(tree, 'car.yaml')
     with pytest.raises(ConfigError, match=r"document 002's tyre has none"):
         relaxing('volvo_v40', x_m=0.0)
     with pytest.raises(ConfigError, match=r'tyres.front.relaxation_length_y_m need '
