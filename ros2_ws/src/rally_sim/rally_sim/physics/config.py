@@ -575,7 +575,7 @@ def _check_relaxation(values: Mapping[str, Any], tirs: Mapping[str, str]) -> Non
         if path and has_relaxation(tyre_file(path, f'tyres.{axle}.tir')):
             if any(lengths):
                 raise ConfigError(f'tyres.{axle}: give both relaxation lengths, or neither '
-                                  f"(the .tir file's)")
+                                  "(the .tir file's)")
             _check_tir_relaxation(tyre_file(path), f'tyres.{axle}.tir')
             continue
         raise ConfigError(
