@@ -219,14 +219,20 @@ def transition() -> None:
           f'steer and {spin:.1e} rad/s of rear wheel speed (0: bit for bit)')
 
 
-BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000}
-"""Issue 11: car-steps/s in document numerics, car sub-steps/s in the default numerics."""
+BATCH_TARGETS = {'volvo_v40_document': 10_000_000, 'volvo_v40': 2_000_000,
+                 'volvo_v40_document_tir': 5_000_000}
+"""Issue 11: car-steps/s in document numerics, car sub-steps/s in the default numerics;
+issue 49: car-steps/s in vector lanes on .tir tyres."""
+BATCH_TIR = {'tyres.front.tir': 'pacejka_2006_205_60r15', 'tyres.front.camber_rad': -0.0087,
+             'tyres.rear.tir': 'pacejka_2006_205_60r15', 'tyres.rear.camber_rad': -0.0175}
+"""volvo_v40_document_tir: volvo_v40_document on volvo_v40_mf's tyres (document numerics)."""
 
 
 BATCH_CARS = (100, 300, 1000, 3000, 10000)
 """Batch sizes measured (the targets hold for 1,000-10,000)."""
 
-BATCH_RUNS = (('volvo_v40_document', True, False), ('volvo_v40_document', False, False),
+BATCH_RUNS = (('volvo_v40_document', True, False), ('volvo_v40_document_tir', True, False),
+              ('volvo_v40_document_tir', False, False), ('volvo_v40_document', False, False),
               ('volvo_v40_document', False, True), ('volvo_v40', False, False),
               ('volvo_v40', False, True))
 """(vehicle file, in vector lanes, with tyre states) of each batch figure."""
@@ -239,7 +245,9 @@ def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
           f'{"cars":>7}{"car-steps/s":>14}{"car sub-steps/s":>17}{"memory MB":>11}')
     curves = {}
     for name, lanes, tyres in BATCH_RUNS:
-        config = load_vehicle(os.path.join(VEHICLES, name + '.yaml'))
+        tir = name.endswith('_tir')
+        config = load_vehicle(os.path.join(VEHICLES, name.removesuffix('_tir') + '.yaml'))
+        config = config.with_overrides(BATCH_TIR) if tir else config
         car = Vehicle(config)
         car.reset(vx=10.0)
         substeps = car.substeps_for(PERIOD_S)
@@ -257,12 +265,14 @@ def batch(repeat: int, plot_path: str, horizon: int = 50) -> None:
             rows = STATE_SIZE + (0 if lanes else COMMAND_SIZE) + (OUTPUT_ROWS * 4 if tyres else 0)
             memory = rollouts.work_bytes + cars * horizon * 8 * rows   # results, commands
             curves.setdefault((name, lanes, tyres), []).append((cars, rate * (
-                1 if name == 'volvo_v40_document' else substeps)))
+                1 if name.startswith('volvo_v40_document') else substeps)))
             print(f'{name:<24}{"lanes" if lanes else "cars":>8}{"yes" if tyres else "no":>6}'
                   f'{cars:>7}{rate:>14,.0f}{rate * substeps:>17,.0f}{memory / 1e6:>11.1f}')
     print(f'targets (issue 11): {BATCH_TARGETS["volvo_v40_document"]:,} car-steps/s in '
           f'document numerics, {BATCH_TARGETS["volvo_v40"]:,} car sub-steps/s in the default '
-          'numerics, N = 1,000-10,000, H = 50')
+          'numerics, N = 1,000-10,000, H = 50; (issue 49) '
+          f'{BATCH_TARGETS["volvo_v40_document_tir"]:,} car-steps/s in vector lanes on .tir '
+          "tyres (volvo_v40_document_tir: volvo_v40_document on volvo_v40_mf's tyres)")
     print('kernel: lanes = rollout(lanes=True), the cars in vector lanes (document numerics '
           "only, not bit for bit); cars = each car the single car's kernel, bit for bit. "
           'Before lanes (this machine, 2026-11-22/23): document numerics 1.47-1.97 M '
@@ -301,7 +311,7 @@ def _plot_batch(curves, path: str) -> None:
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
     for (name, lanes, tyres), points in curves.items():
         cars, rates = zip(*points)
-        unit = 'car-steps/s' if name == 'volvo_v40_document' else 'car sub-steps/s'
+        unit = 'car-steps/s' if name.startswith('volvo_v40_document') else 'car sub-steps/s'
         axes.plot(cars, rates, '^-' if lanes else ('o-' if tyres else 's--'),
                   label=f'{name} ({unit}){", vector lanes" if lanes else ""}'
                         f'{"" if tyres else ", no tyre states"}')

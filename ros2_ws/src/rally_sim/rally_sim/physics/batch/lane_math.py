@@ -1,5 +1,5 @@
 """
-atan, sin and cos the compiler can vectorise: branch-free, no library calls.
+atan, sin, cos, tan and exp the compiler can vectorise: branch-free, no library calls.
 
 numba calls the C library for math.atan, math.sin and math.cos, one value at
 a time; a loop over many cars that calls them cannot use the CPU's vector
@@ -33,6 +33,14 @@ HALF_PI_3 = 2.0222662487959506e-21
 significant bits, so k * HALF_PI_1 and k * HALF_PI_2 are exact for |k| < 2^20
 (arguments up to about 1.6e6 rad)."""
 TWO_OVER_PI = 0.6366197723675814
+
+LN2_HI = 6.93147180369123816490e-01
+LN2_LO = 1.90821492927058770002e-10
+"""ln 2 = LN2_HI + LN2_LO (fdlibm's split): LN2_HI has 32 significant bits, so k * LN2_HI
+is exact for the |k| <= 1010 lane_exp meets."""
+INV_LN2 = 1.4426950408889634
+EXP_LIMIT = 700.0
+"""lane_exp's arguments are clamped to +-EXP_LIMIT (e^700 is 1e304: no overflow)."""
 
 
 @njit_inline
@@ -121,3 +129,53 @@ def lane_sin(x: float) -> float:
     sin_r = fma(r, z * fma(z8, r2, fma(z4, r1, r0)), r)
     odd = k - 2.0 * np.floor(0.5 * k) == 1.0
     return -sin_r if odd else sin_r
+
+
+@njit_inline
+def lane_cos(x: float) -> float:
+    """Return cos(x) (within 2 ulp of math.cos for |x| < 1.6e6)."""
+    return lane_sincos(x)[1]
+
+
+@njit_inline
+def lane_tan(x: float) -> float:
+    """Return tan(x) as sin(x) / cos(x) (within 4 ulp of math.tan away from its poles)."""
+    sin_x, cos_x = lane_sincos(x)
+    return sin_x / cos_x
+
+
+@njit_inline
+def lane_exp(x: float) -> float:
+    """Return e^x (within 2 ulp of math.exp for |x| <= EXP_LIMIT; e^+-EXP_LIMIT beyond)."""
+    x = min(max(x, -EXP_LIMIT), EXP_LIMIT)
+    k = np.floor(x * INV_LN2 + 0.5)
+    r = (x - k * LN2_HI) - k * LN2_LO                     # |r| <= ln(2) / 2
+    z2 = r * r
+    z4 = z2 * z2
+    z8 = z4 * z4
+    # q = sum r^m / (m + 2)!, m = 0..15 (the next term is below 1e-22), by Estrin
+    q01 = fma(r, 1.0 / 6.0, 1.0 / 2.0)
+    q23 = fma(r, 1.0 / 120.0, 1.0 / 24.0)
+    q45 = fma(r, 1.0 / 5040.0, 1.0 / 720.0)
+    q67 = fma(r, 1.0 / 362880.0, 1.0 / 40320.0)
+    q89 = fma(r, 1.0 / 39916800.0, 1.0 / 3628800.0)
+    q1011 = fma(r, 1.0 / 6227020800.0, 1.0 / 479001600.0)
+    q1213 = fma(r, 1.0 / 1307674368000.0, 1.0 / 87178291200.0)
+    q1415 = fma(r, 1.0 / 355687428096000.0, 1.0 / 20922789888000.0)
+    low = fma(z4, fma(z2, q67, q45), fma(z2, q23, q01))
+    high = fma(z4, fma(z2, q1415, q1213), fma(z2, q1011, q89))
+    e_r = 1.0 + fma(z2, fma(z8, high, low), r)           # e^r = 1 + r + r^2 q
+    scale = _two_to(abs(k))
+    return e_r * scale if k >= 0.0 else e_r / scale      # exact: scale is a power of two
+
+
+@njit_inline
+def _two_to(n: float) -> float:
+    """Return 2^n for a whole n in [0, 1023], from its bits by selects (exact)."""
+    scale = 1.0
+    for factor in (2.0, 4.0, 16.0, 256.0, 65536.0, 2.0 ** 32, 2.0 ** 64, 2.0 ** 128,
+                   2.0 ** 256, 2.0 ** 512):
+        half = np.floor(0.5 * n)
+        scale = scale * factor if n - 2.0 * half == 1.0 else scale
+        n = half
+    return scale

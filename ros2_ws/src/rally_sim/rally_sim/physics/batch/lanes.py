@@ -1,6 +1,10 @@
 """
 Batch rollouts in document numerics with the cars in vector lanes (AVX2: four at once).
 
+rollout_lanes runs cars on document 002's tyres, rollout_lanes_mf cars on
+.tir tyres (Magic Formula: lane_tyres.py, with the single car's load
+settling at the start and its loads carried from step to step).
+
 The single car's kernel steps one car at a time: each tyre calls the C
 library's atan and sin, one value per call. For many cars in document 002's
 numerics (explicit Euler, its slips and load iteration, no steering lag or
@@ -23,13 +27,16 @@ import math
 
 import numpy as np
 
+from . import lane_tyres
 from .lane_math import lane_atan, lane_sin, lane_sincos
+from .lane_tyres import (
+    C_LOW_SPEED, C_MIRROR, FLAG_SIZE, SLOTS, V_FX, V_FY, V_FZ, V_KAPPA, V_LOAD, V_SPEED, V_SY)
 from ..jit import njit_inline, njit_parallel, prange
-from ..load_transfer import DOCUMENT_TOLERANCE_N, load_formula
+from ..load_transfer import DOCUMENT_TOLERANCE_N, load_formula, wheel_loads_into
 from ..model import (
-    OMEGA, P_B, P_C, P_CG_HEIGHT, P_D, P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF,
-    P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS, P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA,
-    P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
+    MF_COLD_PASSES, MF_LOAD_TOLERANCE, MF_SLOWEST_M_S, OMEGA, P_B, P_C, P_CG_HEIGHT, P_D,
+    P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS,
+    P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA, P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
 from ..tyre import DOCUMENT_EPS
 
 LANES = 8
@@ -51,6 +58,12 @@ R_UNIT_X, R_UNIT_Y, R_AX, R_AY, R_LOAD = 56, 60, 64, 68, 72
 R_CONVERGED, R_BAD = 76, 77
 R_SLIP_X, R_SLIP_Y, R_SLIP, R_ARGUMENT, R_MAGNITUDE = 78, 82, 86, 90, 94
 ROWS = 98
+# Magic Formula tyres (rollout_lanes_mf): R_SLIP_X, R_SLIP_Y hold the slip ratio and the
+# tan of the slip angle, R_SPEED the wheel's forward speed, R_START the loads a pass of the
+# load solve started from, R_LIFTED (one row) 1 in a lane that pass lifts a wheel in (rows
+# of the document's tyre, unused there).
+R_SPEED, R_START, R_LIFTED = R_SLIP, R_ARGUMENT, R_MAGNITUDE
+assert lane_tyres.LANES == LANES
 
 L_MAX_STEER, L_DRIVE, L_BRAKE, L_HANDBRAKE = 0, 1, 5, 9
 LIMIT_SIZE = 13
@@ -85,8 +98,8 @@ def _slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) 
 
 
 @njit_inline
-def _steer_and_slips(w, h: float) -> None:
-    """Move each lane's steer (rate limit, no lag); each tyre's slips."""
+def _steer(w, h: float) -> None:
+    """Move each lane's steer (rate limit, no lag)."""
     for k in range(LANES):
         steer = w[R_STEER * LANES + k]
         rate = w[R_RATE * LANES + k]
@@ -98,6 +111,12 @@ def _steer_and_slips(w, h: float) -> None:
         steer = limited if rate > 0.0 else target
         w[R_STEER * LANES + k] = steer
         w[R_SIN * LANES + k], w[R_COS * LANES + k] = lane_sincos(steer)
+
+
+@njit_inline
+def _steer_and_slips(w, h: float) -> None:
+    """Move each lane's steer; each tyre's slips."""
+    _steer(w, h)
     for k in range(LANES):
         cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
         lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
@@ -148,6 +167,161 @@ def _tyres(w, h: float) -> None:
         _forces(w, k, 2, 1.0, 0.0)
         _forces(w, k, 3, 1.0, 0.0)
         w[R_CONVERGED * LANES + k] = 0.0
+
+
+@njit_inline
+def _mf_slips(w, m, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
+    """model._motion_slips of a Magic Formula: wheel i of lane k's speed, kappa, tan(alpha)."""
+    vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
+    wheel_vx = vx - r * py
+    wheel_vy = vy + r * px
+    vx_t = wheel_vx * cos_d + wheel_vy * sin_d
+    vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
+    omega_r = w[(R_OMEGA + i) * LANES + k] * w[R_RADIUS * LANES + k]
+    denominator = max(abs(vx_t), m[C_LOW_SPEED * SLOTS + i * LANES + k], MF_SLOWEST_M_S)
+    w[(R_SPEED + i) * LANES + k] = vx_t
+    w[(R_SLIP_X + i) * LANES + k] = (omega_r - vx_t) / denominator
+    w[(R_SLIP_Y + i) * LANES + k] = vy_t / denominator
+
+
+@njit_inline
+def _mf_evaluate(w, m, flags) -> None:
+    """Each tyre's Magic Formula force per newton at the loads in R_LOAD, tyre and body frames."""
+    for k in range(LANES):
+        cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
+        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
+        _mf_slips(w, m, k, 0, lf, c, cos_d, sin_d)
+        _mf_slips(w, m, k, 1, lf, -c, cos_d, sin_d)
+        _mf_slips(w, m, k, 2, -lr, c, 1.0, 0.0)
+        _mf_slips(w, m, k, 3, -lr, -c, 1.0, 0.0)
+    for j in range(SLOTS):
+        m[V_KAPPA * SLOTS + j] = w[R_SLIP_X * LANES + j]
+        m[V_SY * SLOTS + j] = w[R_SLIP_Y * LANES + j]
+        m[V_SPEED * SLOTS + j] = w[R_SPEED * LANES + j]
+        m[V_LOAD * SLOTS + j] = w[R_LOAD * LANES + j]
+    lane_tyres.evaluate(m, flags)
+    for k in range(LANES):
+        cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
+        for i in range(4):
+            if i == 2:
+                cos_d, sin_d = 1.0, 0.0
+            j = i * LANES + k
+            load = m[V_FZ * SLOTS + j]
+            fx_t = m[V_FX * SLOTS + j] / load
+            fy_t = m[C_MIRROR * SLOTS + j] * m[V_FY * SLOTS + j] / load
+            w[(R_UNIT_X + i) * LANES + k] = fx_t
+            w[(R_UNIT_Y + i) * LANES + k] = fy_t
+            w[(R_AX + i) * LANES + k] = fx_t * cos_d - fy_t * sin_d
+            w[(R_AY + i) * LANES + k] = fx_t * sin_d + fy_t * cos_d
+
+
+@njit_inline
+def _mf_tyres(w, m, flags) -> None:
+    """_tyres for Magic Formula tyres: forces at the loads the last step found, then static."""
+    _mf_evaluate(w, m, flags)
+    for k in range(LANES):
+        for i in range(4):
+            w[(R_LOAD + i) * LANES + k] = w[(R_BASE_FRONT if i < 2 else R_BASE_REAR) * LANES + k]
+        w[R_CONVERGED * LANES + k] = 0.0
+
+
+@njit_inline
+def _settle_cold(w, m, flags, first: int, count: int, params, scratch) -> None:
+    """
+    model._settle_loads for cars without loads yet: up to MF_COLD_PASSES - 1 passes each.
+
+    A pass: the forces per newton at the loads, then the exact loads those
+    give (load_transfer.wheel_loads_work), until no load moves by more than
+    MF_LOAD_TOLERANCE of itself; a lane that has converged keeps its loads.
+    """
+    for k in range(LANES):
+        for i in range(4):
+            w[(R_LOAD + i) * LANES + k] = 0.0
+            w[(R_START + i) * LANES + k] = 0.0
+        w[R_CONVERGED * LANES + k] = 0.0
+    for _ in range(MF_COLD_PASSES - 1):
+        _mf_evaluate(w, m, flags)
+        if not _exact_loads(w, first, count, params, scratch):
+            break
+
+
+@njit_inline
+def _exact_loads(w, first: int, count: int, params, scratch) -> bool:
+    """
+    One pass of the exact load solve (wheel_loads_work) in each lane not yet converged.
+
+    All four wheels down: its closed form, lane by lane; a lane where a
+    wheel would lift takes wheel_loads_into (_lifted_loads). Returns
+    whether a lane is left unconverged.
+    """
+    left = 0
+    lifted = 0
+    for k in range(LANES):
+        front, rear = w[R_BASE_FRONT * LANES + k], w[R_BASE_REAR * LANES + k]
+        gx, gy = w[R_GX * LANES + k], w[R_GY * LANES + k]
+        a11, a12, a21, a22, r1, r2 = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
+        for i in range(4):
+            base = front if i < 2 else rear
+            gx_i = gx if i < 2 else -gx
+            gy_i = (-1.0 if i % 2 == 0 else 1.0) * gy
+            ax, ay = w[(R_AX + i) * LANES + k], w[(R_AY + i) * LANES + k]
+            a11 -= ax * gx_i
+            a12 -= ax * gy_i
+            a21 -= ay * gx_i
+            a22 -= ay * gy_i
+            r1 += ax * base
+            r2 += ay * base
+        det = a11 * a22 - a12 * a21
+        force_x = (r1 * a22 - a12 * r2) / det
+        force_y = (a11 * r2 - a21 * r1) / det
+        active = w[R_CONVERGED * LANES + k] == 0.0
+        down = abs(det) >= 1e-9
+        moved = 0.0
+        for i in range(4):
+            base = front if i < 2 else rear
+            gx_i = gx if i < 2 else -gx
+            load = base + gx_i * force_x + ((-1.0 if i % 2 == 0 else 1.0) * gy) * force_y
+            down = down and load >= 0.0
+            start = w[(R_START + i) * LANES + k]
+            moved = max(moved, abs(load - start) / max(abs(load), 1.0))
+            w[(R_LOAD + i) * LANES + k] = load if active else start
+        lift = active and not down
+        settled = active and down and moved <= MF_LOAD_TOLERANCE
+        w[R_CONVERGED * LANES + k] = 1.0 if settled else w[R_CONVERGED * LANES + k]
+        w[R_LIFTED * LANES + k] = 1.0 if lift else 0.0
+        lifted += 1 if lift else 0
+        left += 1 if active and down and not settled else 0
+    if lifted > 0:
+        left += _lifted_loads(w, first, count, params, scratch)
+    for j in range(4 * LANES):
+        w[R_START * LANES + j] = w[R_LOAD * LANES + j]
+    return left > 0
+
+
+@njit_inline
+def _lifted_loads(w, first: int, count: int, params, scratch) -> int:
+    """Solve the loads (wheel_loads_into) of the lanes R_LIFTED marks; how many still move."""
+    left = 0
+    for k in range(LANES):
+        if w[R_LIFTED * LANES + k] == 0.0:
+            continue
+        p = params[first + min(k, count - 1)]
+        for i in range(4):
+            scratch[0, i] = w[(R_AX + i) * LANES + k]
+            scratch[1, i] = w[(R_AY + i) * LANES + k]
+        wheel_loads_into(scratch[0], scratch[1], p[P_MASS], p[P_GRAVITY], p[P_LF], p[P_LR],
+                         p[P_HALF_TRACK], p[P_CG_HEIGHT], scratch[2], scratch[4:8], scratch[3])
+        moved = 0.0
+        for i in range(4):
+            load = scratch[2, i]
+            start = w[(R_START + i) * LANES + k]
+            moved = max(moved, abs(load - start) / max(abs(load), 1.0))
+            w[(R_LOAD + i) * LANES + k] = load
+        if moved <= MF_LOAD_TOLERANCE:
+            w[R_CONVERGED * LANES + k] = 1.0
+        else:
+            left += 1
+    return left
 
 
 @njit_inline
@@ -349,6 +523,44 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
             _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
             for _ in range(substeps):
                 _tyres(w, h)
+                for pass_ in range(passes):
+                    if not _load_pass(w, pass_):
+                        break
+                _chassis_euler(w, h)
+            _store(w, first, count, row, states, states_out)
+        for k in range(count):
+            bad[first + k] = w[R_BAD * LANES + k]
+
+
+@njit_parallel
+def rollout_lanes_mf(states, steer, rate, drive, brake, handbrake, params, mu, limits,
+                     dt: float, substeps: int, passes: int, states_out, bad) -> None:
+    """
+    rollout_lanes for cars on Magic Formula tyres (.tir files): the same arguments.
+
+    Each car starts without loads, as a batch's rollout starts a car: the
+    first evaluation settles them (model._settle_loads), each later one
+    takes the loads the step before found.
+    """
+    n, horizon = steer.shape
+    h = dt / substeps
+    for block in prange((n + LANES - 1) // LANES):
+        first = block * LANES
+        count = min(LANES, n - first)
+        w = np.empty(ROWS * LANES)
+        m = np.empty(lane_tyres.ROWS * SLOTS)
+        flags = np.empty(FLAG_SIZE)
+        scratch = np.empty((8, 4))
+        _load_block(w, first, count, states, params, mu)
+        lane_tyres.load_tyres(m, first, count, params, mu, flags)
+        _check_inputs(w, first, count, steer, rate, drive, brake, handbrake)
+        for row in range(horizon):
+            _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
+            for substep in range(substeps):
+                _steer(w, h)
+                if row == 0 and substep == 0:
+                    _settle_cold(w, m, flags, first, count, params, scratch)
+                _mf_tyres(w, m, flags)
                 for pass_ in range(passes):
                     if not _load_pass(w, pass_):
                         break

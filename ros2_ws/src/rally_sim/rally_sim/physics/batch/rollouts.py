@@ -13,7 +13,7 @@ from typing import Mapping, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .actuator_bank import ActuatorBank
-from .lanes import rollout_lanes
+from .lanes import rollout_lanes, rollout_lanes_mf
 from ..config import ConfigError, VehicleConfig
 from ..drivetrain.equations import AUTOMATIC
 from ..integrators import (
@@ -22,7 +22,7 @@ from ..integrators import (
 from ..jit import njit, njit_parallel, prange
 from ..model import (
     DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
-    P_MODEL, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_DOCUMENT, VX, W_LOAD,
+    P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_MF, VX, W_LOAD,
     W_RELAXING)
 from ..surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from ..tyre import SLIP_DOCUMENT
@@ -120,14 +120,17 @@ class Batch:
 
         They can in document numerics (explicit Euler, the document's slips
         and load iteration) without steering lag or Ackermann, on flat ground
-        of one grip (lanes.py).
+        of one grip (lanes.py), all on document 002's tyres or all on .tir
+        tyres without relaxation.
         """
         p = self.params
         grid, meta = self.template.map_arrays
         needs = [(self.method == EULER, "integrator 'euler'"),
                  ((p[:, P_MODEL] == FOUR_WHEEL).all(), "model 'four_wheel'"),
                  ((p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all(), "slip_model 'document'"),
-                 ((p[:, P_TYRE_MODEL] == TYRE_DOCUMENT).all(), "document 002's tyres (no .tir)"),
+                 ((p[:, P_TYRE_MODEL] == p[0, P_TYRE_MODEL]).all(),
+                  "one tyre model for all cars (document 002's or .tir files)"),
+                 ((p[:, P_RELAX] == 0.0).all(), 'tyre_relaxation false'),
                  ((p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all(), "load_transfer 'document'"),
                  ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
@@ -157,8 +160,9 @@ class Batch:
         non-finite input or state gets NaN rows and valid False.
 
         lanes=True (document numerics, tyres=False) runs the cars in vector
-        lanes, several times faster (lanes.py): the single car's arithmetic
-        with atan, sin and cos of its own, within 4 ulp of the C library's,
+        lanes, several times faster (lanes.py; on .tir tyres lane_tyres.py):
+        the single car's arithmetic with atan, sin, cos, tan and exp of its
+        own, within 4 ulp of the C library's,
         so not bit for bit: where the explicit scheme amplifies rounding (a
         stiff wheel spin, a spin-out) cars drift apart from Vehicle.run as
         they would between two C libraries. Raises ValueError naming what the
@@ -284,9 +288,10 @@ class Batch:
         friction = self.tyre_mu * car.map_arrays[1][G_OUTSIDE]      # one grip everywhere
         states_out = np.empty((n, horizon, STATE_SIZE))
         bad = np.zeros(n)
-        rollout_lanes(states, steer, rate, drive, brake, handbrake, self.params, friction,
-                      limits, float(dt), car.substeps_for(float(dt)),
-                      int(self.params[:, P_LOAD_ITERATIONS].max()), states_out, bad)
+        kernel = rollout_lanes_mf if self.params[0, P_TYRE_MODEL] == TYRE_MF else rollout_lanes
+        kernel(states, steer, rate, drive, brake, handbrake, self.params, friction, limits,
+               float(dt), car.substeps_for(float(dt)),
+               int(self.params[:, P_LOAD_ITERATIONS].max()), states_out, bad)
         valid = bad == 0.0
         states_out[~valid] = np.nan
         return BatchResult(states_out, None, valid)
@@ -319,7 +324,7 @@ def prepare(config: VehicleConfig) -> None:
 
 
 def prepare_lanes(config: VehicleConfig) -> None:
-    """Load (or compile, a minute and more) the vector-lane kernel: rollout(lanes=True)."""
+    """Load (or compile, a minute and more) the vector-lane kernel of the config's tyres."""
     cars = FEW_CARS + 1
     states = np.zeros((cars, STATE_SIZE))
     states[:, VX] = 5.0

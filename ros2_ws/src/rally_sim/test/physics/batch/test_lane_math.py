@@ -8,7 +8,8 @@ import pytest
 
 from rally_sim.physics import jit
 from rally_sim.physics.batch import lane_math
-from rally_sim.physics.batch.lane_math import lane_atan, lane_sin, lane_sincos
+from rally_sim.physics.batch.lane_math import (
+    lane_atan, lane_cos, lane_exp, lane_sin, lane_sincos, lane_tan)
 from rally_sim.physics.jit import fma, njit
 
 
@@ -36,6 +37,36 @@ def test_each_function_is_within_a_few_ulp_of_the_c_library(low, high):
     assert _ulps(sin, np.array([math.sin(v) for v in x])).max() <= 3.0
     assert _ulps(sin2, np.array([math.sin(v) for v in x])).max() <= 2.0
     assert _ulps(cos, np.array([math.cos(v) for v in x])).max() <= 2.0
+
+
+@njit
+def _evaluate_more(x, exp, tan, cos):
+    """lane_exp, lane_tan and lane_cos on every x (lane_tyres' Magic Formula uses them)."""
+    for k in range(x.shape[0]):
+        exp[k] = lane_exp(x[k])
+        tan[k] = lane_tan(x[k])
+        cos[k] = lane_cos(x[k])
+
+
+@pytest.mark.parametrize('low, high', [(-1e-3, 1e-3), (-1.0, 1.0), (-30.0, 30.0),
+                                       (-700.0, 700.0)])
+def test_exp_tan_and_cos_are_within_a_few_ulp_of_the_c_library(low, high):
+    x = np.random.default_rng(8).uniform(low, high, 20000)
+    exp, tan, cos = (np.zeros_like(x) for _ in range(3))
+    _evaluate_more(x, exp, tan, cos)
+    assert _ulps(exp, np.array([math.exp(v) for v in x])).max() <= 2.0
+    assert _ulps(tan, np.array([math.tan(v) for v in x])).max() <= 4.0
+    assert _ulps(cos, np.array([math.cos(v) for v in x])).max() <= 2.0
+
+
+def test_exp_is_exact_at_zero_and_held_at_its_limit():
+    x = np.array([0.0, -0.0, 1.0, 700.0, -700.0, 710.0, -1e5])
+    exp, tan, cos = (np.zeros_like(x) for _ in range(3))
+    _evaluate_more(x, exp, tan, cos)
+    assert exp[:2].tolist() == [1.0, 1.0]                 # PKX3 0: no change to Kxk
+    assert exp[2] == pytest.approx(math.e, rel=2.5e-16, abs=0.0)     # 1 ulp
+    assert exp[5] == exp[3] == pytest.approx(math.exp(700.0), rel=4e-16)
+    assert exp[6] == exp[4] == pytest.approx(math.exp(-700.0), rel=4e-16)
 
 
 def test_special_values():
