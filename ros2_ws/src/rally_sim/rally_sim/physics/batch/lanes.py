@@ -79,14 +79,21 @@ def _guard(x: float) -> float:
 
 
 @njit_inline
-def _slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
-    """model._tyre up to the magic formula's argument, the document's slips, wheel i, lane k."""
+def _contact_velocity(w, k: int, i: int, px: float, py: float, cos_d: float,
+                      sin_d: float) -> tuple:
+    """Return wheel i of lane k's velocity in its tyre frame and omega R (model A.4)."""
     vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
     wheel_vx = vx - r * py
     wheel_vy = vy + r * px
     vx_t = wheel_vx * cos_d + wheel_vy * sin_d
     vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-    omega_r = w[(R_OMEGA + i) * LANES + k] * w[R_RADIUS * LANES + k]
+    return vx_t, vy_t, w[(R_OMEGA + i) * LANES + k] * w[R_RADIUS * LANES + k]
+
+
+@njit_inline
+def _slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
+    """model._tyre up to the magic formula's argument, the document's slips, wheel i, lane k."""
+    vx_t, vy_t, omega_r = _contact_velocity(w, k, i, px, py, cos_d, sin_d)
     below = _guard(vx_t) if vx_t >= omega_r else _guard(omega_r)
     sx = (omega_r - vx_t) / below
     sy = vy_t / _guard(omega_r)
@@ -172,12 +179,7 @@ def _tyres(w, h: float) -> None:
 @njit_inline
 def _mf_slips(w, m, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
     """model._motion_slips of a Magic Formula: wheel i of lane k's speed, kappa, tan(alpha)."""
-    vx, vy, r = w[R_VX * LANES + k], w[R_VY * LANES + k], w[R_R * LANES + k]
-    wheel_vx = vx - r * py
-    wheel_vy = vy + r * px
-    vx_t = wheel_vx * cos_d + wheel_vy * sin_d
-    vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-    omega_r = w[(R_OMEGA + i) * LANES + k] * w[R_RADIUS * LANES + k]
+    vx_t, vy_t, omega_r = _contact_velocity(w, k, i, px, py, cos_d, sin_d)
     denominator = max(abs(vx_t), m[C_LOW_SPEED * SLOTS + i * LANES + k], MF_SLOWEST_M_S)
     w[(R_SPEED + i) * LANES + k] = vx_t
     w[(R_SLIP_X + i) * LANES + k] = (omega_r - vx_t) / denominator
@@ -498,6 +500,22 @@ def _store(w, first: int, count: int, row: int, states, states_out) -> None:
             states_out[car, row, j] = states[car, j]
 
 
+@njit_inline
+def _loads_and_chassis(w, h: float, passes: int) -> None:
+    """The document's load iteration (at most `passes` passes), then the Euler step."""
+    for pass_ in range(passes):
+        if not _load_pass(w, pass_):
+            break
+    _chassis_euler(w, h)
+
+
+@njit_inline
+def _store_bad(w, first: int, count: int, bad) -> None:
+    """Write which of the block's cars met a non-finite input or state."""
+    for k in range(count):
+        bad[first + k] = w[R_BAD * LANES + k]
+
+
 @njit_parallel
 def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limits,
                   dt: float, substeps: int, passes: int, states_out, bad) -> None:
@@ -523,13 +541,9 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
             _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
             for _ in range(substeps):
                 _tyres(w, h)
-                for pass_ in range(passes):
-                    if not _load_pass(w, pass_):
-                        break
-                _chassis_euler(w, h)
+                _loads_and_chassis(w, h, passes)
             _store(w, first, count, row, states, states_out)
-        for k in range(count):
-            bad[first + k] = w[R_BAD * LANES + k]
+        _store_bad(w, first, count, bad)
 
 
 @njit_parallel
@@ -561,10 +575,6 @@ def rollout_lanes_mf(states, steer, rate, drive, brake, handbrake, params, mu, l
                 if row == 0 and substep == 0:
                     _settle_cold(w, m, flags, first, count, params, scratch)
                 _mf_tyres(w, m, flags)
-                for pass_ in range(passes):
-                    if not _load_pass(w, pass_):
-                        break
-                _chassis_euler(w, h)
+                _loads_and_chassis(w, h, passes)
             _store(w, first, count, row, states, states_out)
-        for k in range(count):
-            bad[first + k] = w[R_BAD * LANES + k]
+        _store_bad(w, first, count, bad)
