@@ -502,7 +502,7 @@ def _store(w, first: int, count: int, row: int, states, states_out) -> None:
 
 @njit_inline
 def _loads_and_chassis(w, h: float, passes: int) -> None:
-    """The document's load iteration (at most `passes` passes), then the Euler step."""
+    """Run the document's load iteration (at most `passes` passes), then the Euler step."""
     for pass_ in range(passes):
         if not _load_pass(w, pass_):
             break
