@@ -22,15 +22,17 @@ import math
 from .lane_math import lane_atan, lane_cos, lane_exp, lane_sin, lane_tan
 from ..jit import njit, njit_inline
 from ..magic_formula import (
-    EPSILON, FNOMIN, LCX, LCY, LEX, LEY, LFZO, LHX, LHY, LKX, LKY, LKYC, LMUV, LMUX, LMUY,
-    LONGVL, LVX, LVY, LVYKA, LXAL, LYKA, NOMPRES, PCX1, PCY1, PDX1, PDX2, PDX3, PDY1, PDY2,
+    EPSILON, FNOMIN, LATERAL_STIFFNESS, LCX, LCY, LEX, LEY, LFZO, LHX, LHY, LKX, LKY, LKYC, LMUV, LMUX, LMUY,
+    LONGITUDINAL_STIFFNESS, LONGVL, LSGAL, LSGKP, LVX, LVY, LVYKA, LXAL, LYKA, NOMPRES, PCFX1,
+    PCFX2, PCFX3, PCFY1, PCFY2, PCFY3, PCX1, PCY1, PDX1, PDX2, PDX3, PDY1, PDY2,
     PDY3, PEX1, PEX2, PEX3, PEX4, PEY1, PEY2, PEY3, PEY4, PEY5, PHX1, PHX2, PHY1, PHY2, PHY3,
     PKX1, PKX2, PKX3, PKY1, PKY2, PKY3, PKY4, PKY5, PKY6, PKY7, PPX1, PPX2, PPX3, PPX4,
-    PPY1, PPY2, PPY3, PPY4, PPY5, PVX1, PVX2, PVY1, PVY2, PVY3, PVY4, RBX1, RBX2, RBX3,
+    PPY1, PPY2, PPY3, PPY4, PPY5, PTX1, PTX2, PTX3, PTY1, PTY2, PVX1, PVX2, PVY1, PVY2, PVY3, PVY4, RBX1, RBX2, RBX3,
     RBY1, RBY2, RBY3, RBY4, RCX1, RCY1, REX1, REX2, REY1, REY2, RHX1, RHY1, RHY2, RVY1,
-    RVY2, RVY3, RVY4, RVY5, RVY6, VXLOW)
+    RVY2, RVY3, RVY4, RVY5, RVY6, UNLOADED_RADIUS, VXLOW)
 from ..model import (
-    A_CAMBER, A_PRESSURE, A_SIDE, A_VERSION52, MF_HEAD, P_LOW_SPEED, P_MF_FRONT, P_MF_REAR)
+    A_CAMBER, A_PRESSURE, A_SIDE, A_VERSION52, MF_HEAD, MF_SHORTEST_RELAXATION_M, P_MF_FRONT,
+    P_MF_REAR, P_RELAX)
 
 LANES = 8
 """lanes.LANES (lanes.py checks they agree)."""
@@ -39,28 +41,32 @@ SLOTS = 4 * LANES
 # Per-tyre constants for a rollout: coefficients, and forces()' factors that depend only on
 # the car (camber gamma, pressure change dpi, the ground's grip), each formed as forces() does.
 _CONSTANTS = (
-    'FLOOR VXLOW MIRROR LOW_SPEED FZ0 LMUV LONGVL GLMUX GLMUY GAMMA V52 '
+    'FLOOR VXLOW MIRROR FZ0 LMUV LONGVL GLMUX GLMUY GAMMA V52 '
     'CX PDX1 PDX2 FPX FGX PKX1 PKX2 PKX3 FKX LKX PHX1 PHX2 LHX PVX1 PVX2 LVX '
     'PEX1 PEX2 PEX3 PEX4 LEX '
     'KY0 PKY4 QKY LKY PVY3 PVY4 LKYC PHY1 PHY2 LHY SHYG PKY6 PKY7 FPY5 PVY1 PVY2 LVY '
     'CY PDY1 PDY2 FPY FGY PEY1 PEY2 EY5 EY34 LEY '
     'RBX13 RBX2 LXAL REX1 REX2 RCX1 RHX1 '
-    'RBY14 RBY2 RBY3 LYKA REY1 REY2 RHY1 RHY2 RVY1 RVY2 RVY3G RVY4 RVY5 RVY6 LVYKA RCY1').split()
-(C_FLOOR, C_VXLOW, C_MIRROR, C_LOW_SPEED, C_FZ0, C_LMUV, C_LONGVL, C_GLMUX, C_GLMUY, C_GAMMA,
- C_V52, C_CX, C_PDX1, C_PDX2, C_FPX, C_FGX, C_PKX1, C_PKX2, C_PKX3, C_FKX, C_LKX, C_PHX1,
+    'RBY14 RBY2 RBY3 LYKA REY1 REY2 RHY1 RHY2 RVY1 RVY2 RVY3G RVY4 RVY5 RVY6 LVYKA RCY1 '
+    'SIGMA_X SIGMA_Y PTX1 PTX2 PTX3 PTY1 PTY2 R0 FNOMIN LFZO LSGKP LSGAL KY3 '
+    'CX0 CY0 PCFX1 PCFX2 PCFX3P PCFY1 PCFY2 PCFY3P').split()
+(C_FLOOR, C_VXLOW, C_MIRROR, C_FZ0, C_LMUV, C_LONGVL, C_GLMUX, C_GLMUY, C_GAMMA, C_V52, C_CX, C_PDX1, C_PDX2, C_FPX, C_FGX, C_PKX1, C_PKX2, C_PKX3, C_FKX, C_LKX, C_PHX1,
  C_PHX2, C_LHX, C_PVX1, C_PVX2, C_LVX, C_PEX1, C_PEX2, C_PEX3, C_PEX4, C_LEX,
  C_KY0, C_PKY4, C_QKY, C_LKY, C_PVY3, C_PVY4, C_LKYC, C_PHY1, C_PHY2, C_LHY, C_SHYG, C_PKY6,
  C_PKY7, C_FPY5, C_PVY1, C_PVY2, C_LVY, C_CY, C_PDY1, C_PDY2, C_FPY, C_FGY, C_PEY1, C_PEY2,
  C_EY5, C_EY34, C_LEY, C_RBX13, C_RBX2, C_LXAL, C_REX1, C_REX2, C_RCX1, C_RHX1,
  C_RBY14, C_RBY2, C_RBY3, C_LYKA, C_REY1, C_REY2, C_RHY1, C_RHY2, C_RVY1, C_RVY2, C_RVY3G,
- C_RVY4, C_RVY5, C_RVY6, C_LVYKA, C_RCY1) = range(len(_CONSTANTS))
+ C_RVY4, C_RVY5, C_RVY6, C_LVYKA, C_RCY1,
+ C_SIGMA_X, C_SIGMA_Y, C_PTX1, C_PTX2, C_PTX3, C_PTY1, C_PTY2, C_R0, C_FNOMIN, C_LFZO, C_LSGKP,
+ C_LSGAL, C_KY3, C_CX0, C_CY0, C_PCFX1, C_PCFX2, C_PCFX3P, C_PCFY1, C_PCFY2,
+ C_PCFY3P) = range(len(_CONSTANTS))
 # Per-tyre values of one evaluation: its inputs (slip ratio, tan of the slip angle, forward
 # speed, load), then its intermediate numbers and its forces.
 _VALUES = ('KAPPA SY SPEED LOAD FZ ALPHA DFZ FADE LMUX LMUY KXK FX0 KYA SVYG SHY MUY FY0 '
-           'BXA EXA BYK EYK SHYK GXA GYK SVYK FX FY').split()
+           'BXA EXA BYK EYK SHYK GXA GYK SVYK FX FY RELAX_X RELAX_Y').split()
 (V_KAPPA, V_SY, V_SPEED, V_LOAD, V_FZ, V_ALPHA, V_DFZ, V_FADE, V_LMUX, V_LMUY, V_KXK, V_FX0,
  V_KYA, V_SVYG, V_SHY, V_MUY, V_FY0, V_BXA, V_EXA, V_BYK, V_EYK, V_SHYK, V_GXA, V_GYK, V_SVYK,
- V_FX, V_FY) = range(len(_CONSTANTS), len(_CONSTANTS) + len(_VALUES))
+ V_FX, V_FY, V_RELAX_X, V_RELAX_Y) = range(len(_CONSTANTS), len(_CONSTANTS) + len(_VALUES))
 ROWS = len(_CONSTANTS) + len(_VALUES)
 """Rows of a block's tyre work array, SLOTS numbers each (about 26 kB)."""
 
@@ -76,14 +82,20 @@ COPIED = ((C_VXLOW, VXLOW), (C_LMUV, LMUV), (C_LONGVL, LONGVL),
           (C_RBX2, RBX2), (C_LXAL, LXAL), (C_REX1, REX1), (C_REX2, REX2), (C_RCX1, RCX1),
           (C_RHX1, RHX1), (C_RBY2, RBY2), (C_RBY3, RBY3), (C_LYKA, LYKA), (C_REY1, REY1),
           (C_REY2, REY2), (C_RHY1, RHY1), (C_RHY2, RHY2), (C_RVY1, RVY1), (C_RVY2, RVY2),
-          (C_RVY4, RVY4), (C_RVY5, RVY5), (C_RVY6, RVY6), (C_LVYKA, LVYKA), (C_RCY1, RCY1))
+          (C_RVY4, RVY4), (C_RVY5, RVY5), (C_RVY6, RVY6), (C_LVYKA, LVYKA), (C_RCY1, RCY1),
+          (C_PTX1, PTX1), (C_PTX2, PTX2), (C_PTX3, PTX3), (C_PTY1, PTY1), (C_PTY2, PTY2),
+          (C_R0, UNLOADED_RADIUS), (C_FNOMIN, FNOMIN), (C_LFZO, LFZO), (C_LSGKP, LSGKP),
+          (C_LSGAL, LSGAL), (C_CX0, LONGITUDINAL_STIFFNESS), (C_CY0, LATERAL_STIFFNESS),
+          (C_PCFX1, PCFX1), (C_PCFX2, PCFX2), (C_PCFY1, PCFY1), (C_PCFY2, PCFY2))
 """(constant row, coefficient) pairs copied as the file gives them."""
 
-(F_DECAY, F_EXP, F_SIN_ATAN, F_SHIFT_X, F_SHIFT_Y, F_CAMBER_SHIFT,
- F_COMBINED_SHIFT) = range(7)
-FLAG_SIZE = 7
+(F_DECAY, F_EXP, F_SIN_ATAN, F_SHIFT_X, F_SHIFT_Y, F_CAMBER_SHIFT, F_COMBINED_SHIFT,
+ F_FILE_LENGTHS) = range(8)
+FLAG_SIZE = 8
 """Which of forces()' optional terms some tyre of the block has: LMUV's speed decay, PKX3's
-exp, PKY4 other than 2, RHX1, RHY1/RHY2, MF 6.x's camber shift, RVY1-3's SVyk."""
+exp, PKY4 other than 2, RHX1, RHY1/RHY2, MF 6.x's camber shift, RVY1-3's SVyk; and whether
+some tyre relaxes over its .tir file's lengths (with tyre_relaxation, none in the vehicle
+file)."""
 
 
 @njit_inline
@@ -142,7 +154,6 @@ def _constants(m, j: int, p, i: int, grip: float, flags) -> None:
     fz0 = p[c + FNOMIN] * p[c + LFZO]
     _put(m, C_FLOOR, j, 0.01 * p[c + FNOMIN])
     _put(m, C_MIRROR, j, mirror)
-    _put(m, C_LOW_SPEED, j, p[P_LOW_SPEED])
     _put(m, C_FZ0, j, fz0)
     _put(m, C_GLMUX, j, grip * p[c + LMUX])
     _put(m, C_GLMUY, j, grip * p[c + LMUY])
@@ -170,12 +181,21 @@ def _constants(m, j: int, p, i: int, grip: float, flags) -> None:
     _put(m, C_RVY3G, j, p[c + RVY3] * gamma)
     for row, key in COPIED:
         _put(m, row, j, p[c + key])
+    # relaxation lengths: the vehicle file's, or the .tir's (magic_formula.relaxation_lengths)
+    lengths = P_RELAX + 1 + (0 if i < 2 else 2)
+    _put(m, C_SIGMA_X, j, p[lengths])
+    _put(m, C_SIGMA_Y, j, p[lengths + 1])
+    _put(m, C_KY3, j, 1.0 - p[c + PKY3] * abs(-side * p[base + A_CAMBER]))
+    _put(m, C_PCFX3P, j, 1.0 + p[c + PCFX3] * dpi)
+    _put(m, C_PCFY3P, j, 1.0 + p[c + PCFY3] * dpi)
     for flag, needed in ((F_DECAY, p[c + LMUV] != 0.0), (F_EXP, p[c + PKX3] != 0.0),
                          (F_SIN_ATAN, p[c + PKY4] != 2.0), (F_SHIFT_X, p[c + RHX1] != 0.0),
                          (F_SHIFT_Y, p[c + RHY1] != 0.0 or p[c + RHY2] != 0.0),
                          (F_CAMBER_SHIFT, not version52),
                          (F_COMBINED_SHIFT, p[c + RVY1] != 0.0 or p[c + RVY2] != 0.0
-                          or p[c + RVY3] != 0.0)):
+                          or p[c + RVY3] != 0.0),
+                         (F_FILE_LENGTHS, p[P_RELAX] != 0.0
+                          and (p[lengths] <= 0.0 or p[lengths + 1] <= 0.0))):
         if needed:
             flags[flag] = 1.0
 
@@ -363,3 +383,57 @@ def _combined(m, flags) -> None:
         svyk = m[V_SVYK * SLOTS + j] * m[V_FADE * SLOTS + j]
         m[V_FX * SLOTS + j] = m[V_GXA * SLOTS + j] * m[V_FX0 * SLOTS + j]      # (4.E50)
         m[V_FY * SLOTS + j] = m[V_GYK * SLOTS + j] * m[V_FY0 * SLOTS + j] + svyk  # (4.E58)
+
+
+@njit
+def relaxation_lengths(m, flags) -> None:
+    """
+    Set V_RELAX_X, V_RELAX_Y: each tyre's relaxation lengths at the loads in V_LOAD.
+
+    model.tyre_relaxation_lengths: the vehicle file's where it gives both,
+    else the .tir file's at the load (magic_formula.relaxation_lengths:
+    PTX/PTY, else the slip stiffnesses over the carcass's), at least
+    MF_SHORTEST_RELAXATION_M.
+    """
+    for j in range(SLOTS):
+        m[V_RELAX_X * SLOTS + j] = max(m[C_SIGMA_X * SLOTS + j], MF_SHORTEST_RELAXATION_M)
+        m[V_RELAX_Y * SLOTS + j] = max(m[C_SIGMA_Y * SLOTS + j], MF_SHORTEST_RELAXATION_M)
+    if flags[F_FILE_LENGTHS] == 0.0:
+        return
+    for j in range(SLOTS):
+        fz, fz0 = m[V_LOAD * SLOTS + j], m[C_FZ0 * SLOTS + j]
+        dfz = (fz - fz0) / fz0
+        r0, lfzo = m[C_R0 * SLOTS + j], m[C_LFZO * SLOTS + j]
+        ptx1, pty1 = m[C_PTX1 * SLOTS + j], m[C_PTY1 * SLOTS + j]
+        sigma_kappa = (fz * (ptx1 + m[C_PTX2 * SLOTS + j] * dfz)
+                       * lane_exp(-m[C_PTX3 * SLOTS + j] * dfz) * r0 / m[C_FNOMIN * SLOTS + j]
+                       * m[C_LSGKP * SLOTS + j])
+        sigma_alpha = (pty1 * lane_sin(2.0 * lane_atan(fz / (m[C_PTY2 * SLOTS + j] * fz0)))
+                       * m[C_KY3 * SLOTS + j] * r0 * lfzo * m[C_LSGAL * SLOTS + j])
+        # the carcass's: Kxk / Cx and Kya / Cy (4.E15, 4.E25 at this load)
+        pkx3 = m[C_PKX3 * SLOTS + j]
+        e = lane_exp(pkx3 * dfz)
+        kxk = (fz * (m[C_PKX1 * SLOTS + j] + m[C_PKX2 * SLOTS + j] * dfz)
+               * (e if pkx3 != 0.0 else 1.0) * m[C_FKX * SLOTS + j] * m[C_LKX * SLOTS + j])
+        x = (fz / fz0) / m[C_QKY * SLOTS + j]
+        c = m[C_PKY4 * SLOTS + j]
+        shape = 2.0 * x / (1.0 + x * x)
+        shape = shape if c == 2.0 else lane_sin(c * lane_atan(x))
+        kya = m[C_KY0 * SLOTS + j] * shape * m[C_LKY * SLOTS + j]
+        cx0, cy0 = m[C_CX0 * SLOTS + j], m[C_CY0 * SLOTS + j]
+        cx = (cx0 * (1.0 + m[C_PCFX1 * SLOTS + j] * dfz + m[C_PCFX2 * SLOTS + j] * dfz * dfz)
+              * m[C_PCFX3P * SLOTS + j])
+        cy = (cy0 * (1.0 + m[C_PCFY1 * SLOTS + j] * dfz + m[C_PCFY2 * SLOTS + j] * dfz * dfz)
+              * m[C_PCFY3P * SLOTS + j])
+        measured = ptx1 != 0.0 or pty1 != 0.0
+        carcass = cx0 > 0.0 and cy0 > 0.0
+        length_x = abs(sigma_kappa) if measured else (abs(kxk) / cx if carcass else 0.0)
+        length_y = abs(sigma_alpha) if measured else (abs(kya) / cy if carcass else 0.0)
+        loaded = fz > 0.0
+        own = m[C_SIGMA_X * SLOTS + j] > 0.0 and m[C_SIGMA_Y * SLOTS + j] > 0.0
+        length_x = length_x if loaded else 0.0
+        length_y = length_y if loaded else 0.0
+        m[V_RELAX_X * SLOTS + j] = (m[V_RELAX_X * SLOTS + j] if own
+                                    else max(length_x, MF_SHORTEST_RELAXATION_M))
+        m[V_RELAX_Y * SLOTS + j] = (m[V_RELAX_Y * SLOTS + j] if own
+                                    else max(length_y, MF_SHORTEST_RELAXATION_M))

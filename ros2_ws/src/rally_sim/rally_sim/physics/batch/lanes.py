@@ -30,18 +30,20 @@ import numpy as np
 from . import lane_tyres
 from .lane_math import lane_atan, lane_sin, lane_sincos
 from .lane_tyres import (
-    C_LOW_SPEED, C_MIRROR, FLAG_SIZE, SLOTS, V_FX, V_FY, V_FZ, V_KAPPA, V_LOAD, V_SPEED, V_SY)
+    C_MIRROR, FLAG_SIZE, SLOTS, V_FX, V_FY, V_FZ, V_KAPPA, V_LOAD, V_RELAX_X, V_RELAX_Y,
+    V_SPEED, V_SY)
 from ..jit import njit_inline, njit_parallel, prange
 from ..load_transfer import DOCUMENT_TOLERANCE_N, load_formula, wheel_loads_into
 from ..model import (
-    MF_COLD_PASSES, MF_LOAD_TOLERANCE, MF_SLOWEST_M_S, OMEGA, P_B, P_C, P_CG_HEIGHT, P_D,
-    P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOAD_ITERATIONS, P_LR, P_MASS, P_RADIUS,
-    P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA, P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
+    MF_COLD_PASSES, MF_LOAD_TOLERANCE, MF_SHORTEST_RELAXATION_M, MF_SLOWEST_M_S, OMEGA, P_B,
+    P_C, P_CG_HEIGHT, P_D, P_DRAG, P_GRAVITY, P_HALF_TRACK, P_LF, P_LOAD_ITERATIONS,
+    P_LOW_SPEED, P_LR, P_MASS, P_RADIUS, P_RELAX, P_ROLLING, P_STEER_RATE, P_WHEEL_INERTIA,
+    P_YAW_INERTIA, STATE_SIZE, STEER, VX, X, Y, YAW)
 from ..tyre import DOCUMENT_EPS
 
 LANES = 8
 """Cars per block, two AVX2 vectors (measured faster than 4, 16 or 32); a block's work array
-(6.3 kB) stays in the L1 cache."""
+(8.1 kB) stays in the L1 cache."""
 
 # Work rows. State: pose, velocities, wheel spins, steer (model.X ... STEER).
 R_X, R_Y, R_YAW, R_VX, R_VY, R_R = X, Y, YAW, VX, VX + 1, VX + 2
@@ -57,12 +59,16 @@ R_COS, R_SIN, R_COS_YAW, R_SIN_YAW = 52, 53, 54, 55
 R_UNIT_X, R_UNIT_Y, R_AX, R_AY, R_LOAD = 56, 60, 64, 68, 72
 R_CONVERGED, R_BAD = 76, 77
 R_SLIP_X, R_SLIP_Y, R_SLIP, R_ARGUMENT, R_MAGNITUDE = 78, 82, 86, 90, 94
-ROWS = 98
-# Magic Formula tyres (rollout_lanes_mf): R_SLIP_X, R_SLIP_Y hold the slip ratio and the
-# tan of the slip angle, R_SPEED the wheel's forward speed, R_START the loads a pass of the
-# load solve started from, R_LIFTED (one row) 1 in a lane that pass lifts a wheel in (rows
-# of the document's tyre, unused there).
-R_SPEED, R_START, R_LIFTED = R_SLIP, R_ARGUMENT, R_MAGNITUDE
+# The tyres' forward speeds, and relaxation (model.relaxation_blend): the relaxed slips, the
+# share of them a sub-step keeps, the lengths; low_speed_m_s (one row).
+R_SPEED, R_RELAXED_X, R_RELAXED_Y, R_KEEP_X, R_KEEP_Y = 98, 102, 106, 110, 114
+R_SIGMA_X, R_SIGMA_Y, R_LOW_SPEED = 118, 122, 126
+ROWS = 127
+# R_SLIP_X, R_SLIP_Y hold the slips the tyre model takes (relaxed, with relaxation): the
+# document's, or a Magic Formula's slip ratio and tan of the slip angle. Magic Formula
+# tyres (rollout_lanes_mf): R_START the loads a pass of the load solve started from,
+# R_LIFTED (one row) 1 in a lane that pass lifts a wheel in (rows of the document's tyre).
+R_START, R_LIFTED = R_ARGUMENT, R_MAGNITUDE
 assert lane_tyres.LANES == LANES
 
 L_MAX_STEER, L_DRIVE, L_BRAKE, L_HANDBRAKE = 0, 1, 5, 9
@@ -92,16 +98,12 @@ def _contact_velocity(w, k: int, i: int, px: float, py: float, cos_d: float,
 
 @njit_inline
 def _slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
-    """model._tyre up to the magic formula's argument, the document's slips, wheel i, lane k."""
+    """model._motion_slips, the document's: wheel i of lane k's forward speed and slips."""
     vx_t, vy_t, omega_r = _contact_velocity(w, k, i, px, py, cos_d, sin_d)
     below = _guard(vx_t) if vx_t >= omega_r else _guard(omega_r)
-    sx = (omega_r - vx_t) / below
-    sy = vy_t / _guard(omega_r)
-    s = math.sqrt(sx * sx + sy * sy)
-    w[(R_SLIP_X + i) * LANES + k] = sx
-    w[(R_SLIP_Y + i) * LANES + k] = sy
-    w[(R_SLIP + i) * LANES + k] = s
-    w[(R_ARGUMENT + i) * LANES + k] = w[(R_B + i) * LANES + k] * s
+    w[(R_SPEED + i) * LANES + k] = vx_t
+    w[(R_SLIP_X + i) * LANES + k] = (omega_r - vx_t) / below
+    w[(R_SLIP_Y + i) * LANES + k] = vy_t / _guard(omega_r)
 
 
 @njit_inline
@@ -121,21 +123,68 @@ def _steer(w, h: float) -> None:
 
 
 @njit_inline
-def _steer_and_slips(w, h: float) -> None:
-    """Move each lane's steer; each tyre's slips."""
-    _steer(w, h)
+def _motion_slips(w, magic: bool) -> None:
+    """Each tyre's slips of its motion (document 002's, or with `magic` a Magic Formula's)."""
     for k in range(LANES):
         cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
         lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
-        _slips(w, k, 0, lf, c, cos_d, sin_d)
-        _slips(w, k, 1, lf, -c, cos_d, sin_d)
-        _slips(w, k, 2, -lr, c, 1.0, 0.0)
-        _slips(w, k, 3, -lr, -c, 1.0, 0.0)
+        if magic:
+            _mf_slips(w, k, 0, lf, c, cos_d, sin_d)
+            _mf_slips(w, k, 1, lf, -c, cos_d, sin_d)
+            _mf_slips(w, k, 2, -lr, c, 1.0, 0.0)
+            _mf_slips(w, k, 3, -lr, -c, 1.0, 0.0)
+        else:
+            _slips(w, k, 0, lf, c, cos_d, sin_d)
+            _slips(w, k, 1, lf, -c, cos_d, sin_d)
+            _slips(w, k, 2, -lr, c, 1.0, 0.0)
+            _slips(w, k, 3, -lr, -c, 1.0, 0.0)
+
+
+@njit_inline
+def _blend(w, h: float, start: bool) -> None:
+    """
+    model.relaxation_blend and the blend of model._tyre: the slips the tyres take this sub-step.
+
+    Each keeps the share 1 / (1 + h max(|vx'|, low speed) / sigma) of its
+    relaxed slips (set to the motion's at a rollout's start), the rest the
+    motion's; R_SIGMA_X, R_SIGMA_Y hold the lengths.
+    """
+    for i in range(4):
+        for k in range(LANES):
+            j = i * LANES + k
+            sx, sy = w[R_SLIP_X * LANES + j], w[R_SLIP_Y * LANES + j]
+            relaxed_x = sx if start else w[R_RELAXED_X * LANES + j]
+            relaxed_y = sy if start else w[R_RELAXED_Y * LANES + j]
+            rate = h * max(abs(w[R_SPEED * LANES + j]), w[R_LOW_SPEED * LANES + k],
+                           MF_SLOWEST_M_S)
+            keep_x = 1.0 / (1.0 + rate / w[R_SIGMA_X * LANES + j])
+            keep_y = 1.0 / (1.0 + rate / w[R_SIGMA_Y * LANES + j])
+            w[R_RELAXED_X * LANES + j], w[R_RELAXED_Y * LANES + j] = relaxed_x, relaxed_y
+            w[R_KEEP_X * LANES + j], w[R_KEEP_Y * LANES + j] = keep_x, keep_y
+            w[R_SLIP_X * LANES + j] = keep_x * relaxed_x + (1.0 - keep_x) * sx
+            w[R_SLIP_Y * LANES + j] = keep_y * relaxed_y + (1.0 - keep_y) * sy
+
+
+@njit_inline
+def _relax(w, magic: bool) -> None:
+    """model.relax: move the relaxed slips to the end of the sub-step (the new motion's)."""
+    _motion_slips(w, magic)
+    for j in range(4 * LANES):
+        keep_x, keep_y = w[R_KEEP_X * LANES + j], w[R_KEEP_Y * LANES + j]
+        w[R_RELAXED_X * LANES + j] = (keep_x * w[R_RELAXED_X * LANES + j]
+                                      + (1.0 - keep_x) * w[R_SLIP_X * LANES + j])
+        w[R_RELAXED_Y * LANES + j] = (keep_y * w[R_RELAXED_Y * LANES + j]
+                                      + (1.0 - keep_y) * w[R_SLIP_Y * LANES + j])
 
 
 @njit_inline
 def _magic_formula(w) -> None:
     """Evaluate D sin(C atan(B s)) of every tyre of every lane (short loops: latencies overlap)."""
+    for j in range(4 * LANES):
+        sx, sy = w[R_SLIP_X * LANES + j], w[R_SLIP_Y * LANES + j]
+        s = math.sqrt(sx * sx + sy * sy)
+        w[R_SLIP * LANES + j] = s
+        w[R_ARGUMENT * LANES + j] = w[R_B * LANES + j] * s
     for j in range(4 * LANES):
         w[R_MAGNITUDE * LANES + j] = w[R_C * LANES + j] * lane_atan(w[R_ARGUMENT * LANES + j])
     for j in range(4 * LANES):
@@ -163,9 +212,8 @@ def _forces(w, k: int, i: int, cos_d: float, sin_d: float) -> None:
 
 
 @njit_inline
-def _tyres(w, h: float) -> None:
-    """Steer, then each tyre's force per newton of load (model._tyre), lane by lane."""
-    _steer_and_slips(w, h)
+def _tyres(w) -> None:
+    """Each tyre's force per newton of load from its slips (model._tyre), lane by lane."""
     _magic_formula(w)
     for k in range(LANES):
         cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
@@ -177,10 +225,10 @@ def _tyres(w, h: float) -> None:
 
 
 @njit_inline
-def _mf_slips(w, m, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
+def _mf_slips(w, k: int, i: int, px: float, py: float, cos_d: float, sin_d: float) -> None:
     """model._motion_slips of a Magic Formula: wheel i of lane k's speed, kappa, tan(alpha)."""
     vx_t, vy_t, omega_r = _contact_velocity(w, k, i, px, py, cos_d, sin_d)
-    denominator = max(abs(vx_t), m[C_LOW_SPEED * SLOTS + i * LANES + k], MF_SLOWEST_M_S)
+    denominator = max(abs(vx_t), w[R_LOW_SPEED * LANES + k], MF_SLOWEST_M_S)
     w[(R_SPEED + i) * LANES + k] = vx_t
     w[(R_SLIP_X + i) * LANES + k] = (omega_r - vx_t) / denominator
     w[(R_SLIP_Y + i) * LANES + k] = vy_t / denominator
@@ -189,13 +237,6 @@ def _mf_slips(w, m, k: int, i: int, px: float, py: float, cos_d: float, sin_d: f
 @njit_inline
 def _mf_evaluate(w, m, flags) -> None:
     """Each tyre's Magic Formula force per newton at the loads in R_LOAD, tyre and body frames."""
-    for k in range(LANES):
-        cos_d, sin_d = w[R_COS * LANES + k], w[R_SIN * LANES + k]
-        lf, lr, c = w[R_LF * LANES + k], w[R_LR * LANES + k], w[R_TRACK * LANES + k]
-        _mf_slips(w, m, k, 0, lf, c, cos_d, sin_d)
-        _mf_slips(w, m, k, 1, lf, -c, cos_d, sin_d)
-        _mf_slips(w, m, k, 2, -lr, c, 1.0, 0.0)
-        _mf_slips(w, m, k, 3, -lr, -c, 1.0, 0.0)
     for j in range(SLOTS):
         m[V_KAPPA * SLOTS + j] = w[R_SLIP_X * LANES + j]
         m[V_SY * SLOTS + j] = w[R_SLIP_Y * LANES + j]
@@ -215,6 +256,17 @@ def _mf_evaluate(w, m, flags) -> None:
             w[(R_UNIT_Y + i) * LANES + k] = fy_t
             w[(R_AX + i) * LANES + k] = fx_t * cos_d - fy_t * sin_d
             w[(R_AY + i) * LANES + k] = fx_t * sin_d + fy_t * cos_d
+
+
+@njit_inline
+def _mf_lengths(w, m, flags) -> None:
+    """Each tyre's relaxation lengths at the loads in R_LOAD (lane_tyres.relaxation_lengths)."""
+    for j in range(SLOTS):
+        m[V_LOAD * SLOTS + j] = w[R_LOAD * LANES + j]
+    lane_tyres.relaxation_lengths(m, flags)
+    for j in range(SLOTS):
+        w[R_SIGMA_X * LANES + j] = m[V_RELAX_X * SLOTS + j]
+        w[R_SIGMA_Y * LANES + j] = m[V_RELAX_Y * SLOTS + j]
 
 
 @njit_inline
@@ -423,6 +475,11 @@ def _load_block(w, first: int, count: int, states, params, mu) -> None:
             w[(R_C + i) * LANES + k] = p[P_C + i]
             w[(R_D + i) * LANES + k] = p[P_D + i]
             w[(R_MU + i) * LANES + k] = mu[car, i]
+            w[(R_LOAD + i) * LANES + k] = 0.0         # no loads yet (a Magic Formula's start)
+            lengths = P_RELAX + 1 + (0 if i < 2 else 2)     # the vehicle file's (relaxation)
+            w[(R_SIGMA_X + i) * LANES + k] = max(p[lengths], MF_SHORTEST_RELAXATION_M)
+            w[(R_SIGMA_Y + i) * LANES + k] = max(p[lengths + 1], MF_SHORTEST_RELAXATION_M)
+        w[R_LOW_SPEED * LANES + k] = p[P_LOW_SPEED]
         front, rear, gx, gy = load_formula(p[P_MASS], p[P_GRAVITY], p[P_LF], p[P_LR],
                                            p[P_HALF_TRACK], p[P_CG_HEIGHT])
         w[R_BASE_FRONT * LANES + k], w[R_BASE_REAR * LANES + k] = front, rear
@@ -518,7 +575,8 @@ def _store_bad(w, first: int, count: int, bad) -> None:
 
 @njit_parallel
 def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limits,
-                  dt: float, substeps: int, passes: int, states_out, bad) -> None:
+                  dt: float, substeps: int, passes: int, relaxing: bool, states_out,
+                  bad) -> None:
     """
     Roll N cars over H input rows (each held for dt in `substeps` Euler steps).
 
@@ -526,8 +584,10 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
     (N, H, 4) as Batch.rollout takes them (rate, brake, handbrake not given:
     zeros of one row and column); params (N, PARAM_SIZE); mu (N, 4):
     each wheel's tyre mu times the ground's grip; limits (LIMIT_SIZE);
-    passes: the most load iterations of any car. Writes states_out
-    (N, H, STATE_SIZE) and bad (N): 1 where an input or state was not finite.
+    passes: the most load iterations of any car; relaxing: the cars have
+    tyre relaxation (model.relaxation_blend; each rollout starts the relaxed
+    slips afresh). Writes states_out (N, H, STATE_SIZE) and bad (N): 1 where
+    an input or state was not finite.
     """
     n, horizon = steer.shape
     h = dt / substeps
@@ -539,16 +599,23 @@ def rollout_lanes(states, steer, rate, drive, brake, handbrake, params, mu, limi
         _check_inputs(w, first, count, steer, rate, drive, brake, handbrake)
         for row in range(horizon):
             _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
-            for _ in range(substeps):
-                _tyres(w, h)
+            for substep in range(substeps):
+                _steer(w, h)
+                _motion_slips(w, False)
+                if relaxing:
+                    _blend(w, h, row == 0 and substep == 0)
+                _tyres(w)
                 _loads_and_chassis(w, h, passes)
+                if relaxing:
+                    _relax(w, False)
             _store(w, first, count, row, states, states_out)
         _store_bad(w, first, count, bad)
 
 
 @njit_parallel
 def rollout_lanes_mf(states, steer, rate, drive, brake, handbrake, params, mu, limits,
-                     dt: float, substeps: int, passes: int, states_out, bad) -> None:
+                     dt: float, substeps: int, passes: int, relaxing: bool, states_out,
+                     bad) -> None:
     """
     rollout_lanes for cars on Magic Formula tyres (.tir files): the same arguments.
 
@@ -571,10 +638,17 @@ def rollout_lanes_mf(states, steer, rate, drive, brake, handbrake, params, mu, l
         for row in range(horizon):
             _load_command(w, first, count, row, steer, rate, drive, brake, handbrake, limits)
             for substep in range(substeps):
+                start = row == 0 and substep == 0
                 _steer(w, h)
-                if row == 0 and substep == 0:
+                _motion_slips(w, True)
+                if relaxing:
+                    _mf_lengths(w, m, flags)
+                    _blend(w, h, start)
+                if start:
                     _settle_cold(w, m, flags, first, count, params, scratch)
                 _mf_tyres(w, m, flags)
                 _loads_and_chassis(w, h, passes)
+                if relaxing:
+                    _relax(w, True)
             _store(w, first, count, row, states, states_out)
         _store_bad(w, first, count, bad)

@@ -121,7 +121,7 @@ class Batch:
         They can in document numerics (explicit Euler, the document's slips
         and load iteration) without steering lag or Ackermann, on flat ground
         of one grip (lanes.py), all on document 002's tyres or all on .tir
-        tyres without relaxation.
+        tyres, all with tyre relaxation or all without.
         """
         p = self.params
         grid, meta = self.template.map_arrays
@@ -130,7 +130,7 @@ class Batch:
                  ((p[:, P_SLIP_MODEL] == SLIP_DOCUMENT).all(), "slip_model 'document'"),
                  ((p[:, P_TYRE_MODEL] == p[0, P_TYRE_MODEL]).all(),
                   "one tyre model for all cars (document 002's or .tir files)"),
-                 ((p[:, P_RELAX] == 0.0).all(), 'tyre_relaxation false'),
+                 ((p[:, P_RELAX] == p[0, P_RELAX]).all(), 'one tyre_relaxation for all cars'),
                  ((p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all(), "load_transfer 'document'"),
                  ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
@@ -291,7 +291,8 @@ class Batch:
         kernel = rollout_lanes_mf if self.params[0, P_TYRE_MODEL] == TYRE_MF else rollout_lanes
         kernel(states, steer, rate, drive, brake, handbrake, self.params, friction, limits,
                float(dt), car.substeps_for(float(dt)),
-               int(self.params[:, P_LOAD_ITERATIONS].max()), states_out, bad)
+               int(self.params[:, P_LOAD_ITERATIONS].max()), bool(self.params[0, P_RELAX]),
+               states_out, bad)
         valid = bad == 0.0
         states_out[~valid] = np.nan
         return BatchResult(states_out, None, valid)

@@ -120,12 +120,15 @@ for config, per_car, sliding in tir_cars(sys.argv[1]):
 
 def tir_cars(folder: str) -> list:
     """
-    Return (vehicle, per-car values, side speed of every third car) on .tir tyres.
+    Return (vehicle, per-car values, side speed of every third car) for lanes' checks.
 
     The document car on Pacejka 2006's MF 6.1 tyre, cambered, at another
     pressure; on a copy of it that has every optional term (LMUV's decay,
     PKY4 not 2, pressure terms) in front and on the MF 5.2 reading of it
-    behind; and with CG heights and side slips that lift wheels.
+    behind; with CG heights and side slips that lift wheels; and with tyre
+    relaxation: the document tyre's, the .tir tyres' over the vehicle
+    file's lengths, and over the files' own (PTX/PTY in front, the carcass
+    stiffnesses behind).
     """
     with open(config_file('tyres/pacejka_2006_205_60r15.tir')) as f:
         text = f.read()
@@ -133,11 +136,15 @@ def tir_cars(folder: str) -> list:
     every += ('\n[SCALING_COEFFICIENTS]\nLMUV = 0.3\n[LONGITUDINAL_COEFFICIENTS]\n'
               'PPX1 = -0.3\nPPX2 = 0.2\nPPX3 = -0.1\nPPX4 = 0.05\n'
               '[LATERAL_COEFFICIENTS]\nPPY1 = -0.4\nPPY2 = 0.1\nPPY3 = -0.1\n'
-              'PPY4 = 0.05\nPPY5 = 0.2\nPKY5 = 0.1\nPKY6 = -0.9\nPKY7 = -0.2\n')
+              'PPY4 = 0.05\nPPY5 = 0.2\nPKY5 = 0.1\nPKY6 = -0.9\nPKY7 = -0.2\n'
+              'PTY1 = 2.1\nPTY2 = 1.9\n[LONGITUDINAL_COEFFICIENTS]\nPTX1 = 2.3\n'
+              'PTX2 = 1.4e-3\nPTX3 = 0.2\n')
     with open(os.path.join(folder, 'every.tir'), 'w') as f:
         f.write(every)
     with open(os.path.join(folder, 'five.tir'), 'w') as f:
-        f.write(text.replace('FITTYP                   = 61', 'FITTYP                   = 52'))
+        f.write(text.replace('FITTYP                   = 61', 'FITTYP                   = 52')
+                + '\n[STRUCTURAL]\nLONGITUDINAL_STIFFNESS = 4.1e5\nLATERAL_STIFFNESS = 1.3e5\n'
+                'PCFX1 = 0.1\nPCFX2 = 0.02\nPCFY1 = 0.15\nPCFY2 = 0.01\n')
     document = vehicle('volvo_v40_document')
     shipped = document.with_overrides({
         'tyres.front.tir': 'pacejka_2006_205_60r15', 'tyres.rear.tir': 'pacejka_2006_205_60r15',
@@ -149,15 +156,21 @@ def tir_cars(folder: str) -> list:
         'tyres.front.pressure_pa': 200000.0, 'low_speed_m_s': 0.5})
     masses = {'mass_kg': np.linspace(1400.0, 1800.0, CARS)}
     heights = {'cg_height_m': np.linspace(0.5, 1.6, CARS)}
-    return [(shipped, masses, 0.0), (mixed, masses, 0.0), (shipped, heights, 6.0)]
+    lengths = {f'tyres.{axle}.relaxation_length_{xy}_m': length
+               for axle in ('front', 'rear') for xy, length in (('x', 0.15), ('y', 0.4))}
+    relaxed = dict(lengths, tyre_relaxation=True)
+    return [(shipped, masses, 0.0), (mixed, masses, 0.0), (shipped, heights, 6.0),
+            (document.with_overrides(relaxed), masses, 0.0),
+            (shipped.with_overrides(relaxed), heights, 6.0),
+            (mixed.with_overrides({'tyre_relaxation': True}), masses, 0.0)]
 
 
 def test_on_tir_tyres_with_the_c_library_functions_the_lanes_are_the_single_car_bit_for_bit(
         tmp_path):
     # As above, for Magic Formula tyres (lane_tyres): MF 6.1 and 5.2 files,
-    # every optional term, camber, pressure, low_speed_m_s, and cars whose
-    # first load solve lifts wheels (every third sliding sideways at 6 m/s,
-    # CG heights up to 1.6 m).
+    # every optional term, camber, pressure, low_speed_m_s, cars whose first
+    # load solve lifts wheels (every third sliding sideways at 6 m/s, CG
+    # heights up to 1.6 m), and tyre relaxation on either tyre model.
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     env = dict(os.environ, RALLY_SIM_NO_JIT='1', PYTHONPATH=os.pathsep.join(
@@ -165,7 +178,7 @@ def test_on_tir_tyres_with_the_c_library_functions_the_lanes_are_the_single_car_
     result = subprocess.run([sys.executable, '-c', CHILD_MF, str(tmp_path)], env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert [json.loads(line) for line in result.stdout.splitlines()] == [[True, True]] * 6
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [[True, True]] * 12
 
 
 @pytest.fixture(scope='module')
@@ -257,22 +270,20 @@ def test_shapes_that_do_not_match_are_named(document, argument, shape):
         Batch(document, CARS).rollout(**given, dt=0.01, tyres=False, lanes=True)
 
 
-def test_lanes_are_refused_naming_what_the_vehicle_lacks(document):
+def test_lanes_are_refused_naming_what_the_vehicle_lacks(document, tmp_path):
     given = inputs(CARS, 6, seed=4)
     with pytest.raises(ValueError, match='tyres=False'):
         Batch(document, CARS).rollout(starts(document, CARS), **given, lanes=True)
     default = vehicle('volvo_v40')
     with pytest.raises(ValueError, match="integrator 'euler'.*slip_model 'document'"):
         Batch(default, CARS).rollout(starts(default, CARS), **given, tyres=False, lanes=True)
-    relaxed = document.with_overrides({'tyres.front.tir': 'pacejka_2006_205_60r15',
-                                       'tyres.rear.tir': 'pacejka_2006_205_60r15',
-                                       'tyre_relaxation': True,
-                                       'tyres.front.relaxation_length_x_m': 0.1,
-                                       'tyres.front.relaxation_length_y_m': 0.3,
-                                       'tyres.rear.relaxation_length_x_m': 0.1,
-                                       'tyres.rear.relaxation_length_y_m': 0.3})
-    with pytest.raises(ValueError, match='tyre_relaxation false'):
-        Batch(relaxed, CARS).rollout(starts(relaxed, CARS), **given, tyres=False, lanes=True)
+    tir = vehicle('volvo_v40_mf')
+    with pytest.raises(ValueError, match="integrator 'euler'"):
+        Batch(tir, CARS).rollout(starts(tir, CARS), **given, tyres=False, lanes=True)
+    own_lengths = tir_cars(str(tmp_path))[1][0]         # .tir files that give their lengths
+    mixed = Batch(own_lengths, CARS, per_car={'tyre_relaxation': [True, False] * 5 + [True]})
+    with pytest.raises(ValueError, match='one tyre_relaxation for all cars'):
+        mixed.rollout(starts(own_lengths, CARS), **given, tyres=False, lanes=True)
     stage = Surface.load(config_file('stages/rally_stage.yaml'))
     with pytest.raises(ValueError, match='a uniform surface'):
         Batch(document, CARS, stage).rollout(starts(document, CARS), **given, tyres=False,
