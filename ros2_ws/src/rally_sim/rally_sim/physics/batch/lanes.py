@@ -3,7 +3,9 @@ Batch rollouts in document numerics with the cars in vector lanes (AVX2: four at
 
 rollout_lanes runs cars on document 002's tyres, rollout_lanes_mf cars on
 .tir tyres (Magic Formula: lane_tyres.py, with the single car's load
-settling at the start and its loads carried from step to step).
+settling at the start and its loads carried from step to step); either
+with tyre relaxation (the single car's blend before a sub-step, relax after
+it: _blend, _relax).
 
 The single car's kernel steps one car at a time: each tyre calls the C
 library's atan and sin, one value per call. For many cars in document 002's
