@@ -91,12 +91,12 @@ COPIED = ((C_VXLOW, VXLOW), (C_LMUV, LMUV), (C_LONGVL, LONGVL),
 """(constant row, coefficient) pairs copied as the file gives them."""
 
 (F_DECAY, F_EXP, F_SIN_ATAN, F_SHIFT_X, F_SHIFT_Y, F_CAMBER_SHIFT, F_COMBINED_SHIFT,
- F_FILE_LENGTHS) = range(8)
-FLAG_SIZE = 8
+ F_MEASURED_LENGTHS, F_CARCASS_LENGTHS) = range(9)
+FLAG_SIZE = 9
 """Which of forces()' optional terms some tyre of the block has: LMUV's speed decay, PKX3's
 exp, PKY4 other than 2, RHX1, RHY1/RHY2, MF 6.x's camber shift, RVY1-3's SVyk; and whether
-some tyre relaxes over its .tir file's lengths (with tyre_relaxation, none in the vehicle
-file)."""
+some tyre relaxes over its .tir file's lengths (tyre_relaxation without the vehicle
+file's): from PTX/PTY, or from its carcass."""
 
 
 @njit_inline
@@ -189,14 +189,16 @@ def _constants(m, j: int, p, i: int, grip: float, flags) -> None:
     _put(m, C_KY3, j, 1.0 - p[c + PKY3] * abs(-side * p[base + A_CAMBER]))
     _put(m, C_PCFX3P, j, 1.0 + p[c + PCFX3] * dpi)
     _put(m, C_PCFY3P, j, 1.0 + p[c + PCFY3] * dpi)
+    from_file = p[P_RELAX] != 0.0 and (p[lengths] <= 0.0 or p[lengths + 1] <= 0.0)
+    measured = p[c + PTX1] != 0.0 or p[c + PTY1] != 0.0
     for flag, needed in ((F_DECAY, p[c + LMUV] != 0.0), (F_EXP, p[c + PKX3] != 0.0),
                          (F_SIN_ATAN, p[c + PKY4] != 2.0), (F_SHIFT_X, p[c + RHX1] != 0.0),
                          (F_SHIFT_Y, p[c + RHY1] != 0.0 or p[c + RHY2] != 0.0),
                          (F_CAMBER_SHIFT, not version52),
                          (F_COMBINED_SHIFT, p[c + RVY1] != 0.0 or p[c + RVY2] != 0.0
                           or p[c + RVY3] != 0.0),
-                         (F_FILE_LENGTHS, p[P_RELAX] != 0.0
-                          and (p[lengths] <= 0.0 or p[lengths + 1] <= 0.0))):
+                         (F_MEASURED_LENGTHS, from_file and measured),
+                         (F_CARCASS_LENGTHS, from_file and not measured)):
         if needed:
             flags[flag] = 1.0
 
@@ -397,21 +399,50 @@ def relaxation_lengths(m, flags) -> None:
     MF_SHORTEST_RELAXATION_M.
     """
     for j in range(SLOTS):
-        m[V_RELAX_X * SLOTS + j] = max(m[C_SIGMA_X * SLOTS + j], MF_SHORTEST_RELAXATION_M)
-        m[V_RELAX_Y * SLOTS + j] = max(m[C_SIGMA_Y * SLOTS + j], MF_SHORTEST_RELAXATION_M)
-    if flags[F_FILE_LENGTHS] == 0.0:
-        return
+        own = m[C_SIGMA_X * SLOTS + j] > 0.0 and m[C_SIGMA_Y * SLOTS + j] > 0.0
+        sigma_x = max(m[C_SIGMA_X * SLOTS + j], MF_SHORTEST_RELAXATION_M)
+        sigma_y = max(m[C_SIGMA_Y * SLOTS + j], MF_SHORTEST_RELAXATION_M)
+        m[V_RELAX_X * SLOTS + j] = sigma_x if own else MF_SHORTEST_RELAXATION_M
+        m[V_RELAX_Y * SLOTS + j] = sigma_y if own else MF_SHORTEST_RELAXATION_M
+    if flags[F_MEASURED_LENGTHS] != 0.0:
+        _measured_lengths(m)
+    if flags[F_CARCASS_LENGTHS] != 0.0:
+        _carcass_lengths(m)
+
+
+@njit_inline
+def _from_file(m, j: int, fz: float) -> bool:
+    """Whether slot j takes its .tir file's lengths (not the vehicle file's) at load fz > 0."""
+    return fz > 0.0 and (m[C_SIGMA_X * SLOTS + j] <= 0.0 or m[C_SIGMA_Y * SLOTS + j] <= 0.0)
+
+
+@njit_inline
+def _measured_lengths(m) -> None:
+    """The lengths from PTX1-3, PTY1-2 where a file has them (relaxation_lengths)."""
     for j in range(SLOTS):
         fz, fz0 = m[V_LOAD * SLOTS + j], m[C_FZ0 * SLOTS + j]
         dfz = (fz - fz0) / fz0
-        r0, lfzo = m[C_R0 * SLOTS + j], m[C_LFZO * SLOTS + j]
+        r0 = m[C_R0 * SLOTS + j]
         ptx1, pty1 = m[C_PTX1 * SLOTS + j], m[C_PTY1 * SLOTS + j]
         sigma_kappa = (fz * (ptx1 + m[C_PTX2 * SLOTS + j] * dfz)
                        * lane_exp(-m[C_PTX3 * SLOTS + j] * dfz) * r0 / m[C_FNOMIN * SLOTS + j]
                        * m[C_LSGKP * SLOTS + j])
         sigma_alpha = (pty1 * lane_sin(2.0 * lane_atan(fz / (m[C_PTY2 * SLOTS + j] * fz0)))
-                       * m[C_KY3 * SLOTS + j] * r0 * lfzo * m[C_LSGAL * SLOTS + j])
-        # the carcass's: Kxk / Cx and Kya / Cy (4.E15, 4.E25 at this load)
+                       * m[C_KY3 * SLOTS + j] * r0 * m[C_LFZO * SLOTS + j]
+                       * m[C_LSGAL * SLOTS + j])
+        use = _from_file(m, j, fz) and (ptx1 != 0.0 or pty1 != 0.0)
+        length_x = max(abs(sigma_kappa), MF_SHORTEST_RELAXATION_M)
+        length_y = max(abs(sigma_alpha), MF_SHORTEST_RELAXATION_M)
+        m[V_RELAX_X * SLOTS + j] = length_x if use else m[V_RELAX_X * SLOTS + j]
+        m[V_RELAX_Y * SLOTS + j] = length_y if use else m[V_RELAX_Y * SLOTS + j]
+
+
+@njit_inline
+def _carcass_lengths(m) -> None:
+    """The slip stiffnesses over the carcass's, Kxk / Cx and Kya / Cy (relaxation_lengths)."""
+    for j in range(SLOTS):
+        fz, fz0 = m[V_LOAD * SLOTS + j], m[C_FZ0 * SLOTS + j]
+        dfz = (fz - fz0) / fz0
         pkx3 = m[C_PKX3 * SLOTS + j]
         e = lane_exp(pkx3 * dfz)
         kxk = (fz * (m[C_PKX1 * SLOTS + j] + m[C_PKX2 * SLOTS + j] * dfz)
@@ -426,15 +457,9 @@ def relaxation_lengths(m, flags) -> None:
               * m[C_PCFX3P * SLOTS + j])
         cy = (cy0 * (1.0 + m[C_PCFY1 * SLOTS + j] * dfz + m[C_PCFY2 * SLOTS + j] * dfz * dfz)
               * m[C_PCFY3P * SLOTS + j])
-        measured = ptx1 != 0.0 or pty1 != 0.0
-        carcass = cx0 > 0.0 and cy0 > 0.0
-        length_x = abs(sigma_kappa) if measured else (abs(kxk) / cx if carcass else 0.0)
-        length_y = abs(sigma_alpha) if measured else (abs(kya) / cy if carcass else 0.0)
-        loaded = fz > 0.0
-        own = m[C_SIGMA_X * SLOTS + j] > 0.0 and m[C_SIGMA_Y * SLOTS + j] > 0.0
-        length_x = length_x if loaded else 0.0
-        length_y = length_y if loaded else 0.0
-        m[V_RELAX_X * SLOTS + j] = (m[V_RELAX_X * SLOTS + j] if own
-                                    else max(length_x, MF_SHORTEST_RELAXATION_M))
-        m[V_RELAX_Y * SLOTS + j] = (m[V_RELAX_Y * SLOTS + j] if own
-                                    else max(length_y, MF_SHORTEST_RELAXATION_M))
+        use = (_from_file(m, j, fz) and m[C_PTX1 * SLOTS + j] == 0.0
+               and m[C_PTY1 * SLOTS + j] == 0.0 and cx0 > 0.0 and cy0 > 0.0)
+        length_x = max(abs(kxk) / cx, MF_SHORTEST_RELAXATION_M)
+        length_y = max(abs(kya) / cy, MF_SHORTEST_RELAXATION_M)
+        m[V_RELAX_X * SLOTS + j] = length_x if use else m[V_RELAX_X * SLOTS + j]
+        m[V_RELAX_Y * SLOTS + j] = length_y if use else m[V_RELAX_Y * SLOTS + j]
