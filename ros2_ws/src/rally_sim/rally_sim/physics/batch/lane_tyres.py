@@ -418,7 +418,7 @@ def _from_file(m, j: int, fz: float) -> bool:
 
 @njit_inline
 def _measured_lengths(m) -> None:
-    """The lengths from PTX1-3, PTY1-2 where a file has them (relaxation_lengths)."""
+    """Set the lengths from PTX1-3, PTY1-2 where a file has them (relaxation_lengths)."""
     for j in range(SLOTS):
         fz, fz0 = m[V_LOAD * SLOTS + j], m[C_FZ0 * SLOTS + j]
         dfz = (fz - fz0) / fz0
@@ -439,7 +439,7 @@ def _measured_lengths(m) -> None:
 
 @njit_inline
 def _carcass_lengths(m) -> None:
-    """The slip stiffnesses over the carcass's, Kxk / Cx and Kya / Cy (relaxation_lengths)."""
+    """Set the lengths Kxk / Cx, Kya / Cy: slip stiffness over the carcass's (as above)."""
     for j in range(SLOTS):
         fz, fz0 = m[V_LOAD * SLOTS + j], m[C_FZ0 * SLOTS + j]
         dfz = (fz - fz0) / fz0
