@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Tuple
 import numpy as np
 import yaml
 
+from .body.parameters import body_block, problems as suspension_problems
 from .drivetrain.equations import DIFFERENTIALS, drivetrain_block
 from .files import config_file, read_yaml
 from .integrators import INTEGRATORS
@@ -199,6 +200,61 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
 }
 
 
+BODIES = ('planar', 'suspension')
+"""The `body` key's choices: document 002's planar body, or a sprung body on its suspension."""
+
+
+def _suspension_axle_fields(axle: str) -> Dict[str, Field]:
+    at = f'{axle} wheels'
+    return {
+        f'suspension.{axle}.spring_rate_n_m': Field(
+            float, 1.0, 1.0e8, f"{at}' spring rate at the wheel (wheel rate) [N/m]"),
+        f'suspension.{axle}.bump_damping_n_s_m': Field(
+            float, 1.0e-3, 1.0e7, f"{at}' damping in compression, at the wheel [N s/m]"),
+        f'suspension.{axle}.rebound_damping_n_s_m': Field(
+            float, 1.0e-3, 1.0e7, f"{at}' damping in extension, at the wheel [N s/m]"),
+        f'suspension.{axle}.bump_travel_m': Field(
+            float, 1.0e-4, 2.0, f'{at}: travel from static ride to the bump stop [m]'),
+        f'suspension.{axle}.rebound_travel_m': Field(
+            float, 1.0e-4, 2.0, f'{at}: travel from static ride to full droop [m]'),
+        f'suspension.{axle}.bump_stop_rate_n_m': Field(
+            float, 1.0, 1.0e9, f'{at}: rate of the stops at either end of the travel [N/m]'),
+        f'suspension.{axle}.bump_stop_damping_n_s_m': Field(
+            float, 0.0, 1.0e7, f'{at}: damping of the stops while in them [N s/m] (their '
+            'hysteresis: a landing on the stops does not bounce back whole), 0: elastic', (),
+            0.0),
+        f'suspension.{axle}.anti_roll_bar_n_m_rad': Field(
+            float, 0.0, 1.0e7, f"{axle} anti-roll bar's roll stiffness [N m/rad], 0: none",
+            (), 0.0),
+        f'suspension.{axle}.roll_centre_height_m': Field(
+            float, -1.0, 5.0, f'{axle} roll centre height above the ground [m] (below the '
+            "sprung mass's centre of gravity)", (), 0.0),
+        f'suspension.{axle}.unsprung_mass_kg': Field(
+            float, 1.0e-3, 10000.0, f'unsprung mass of each of the {at} [kg] (part of mass_kg)'),
+        f'suspension.{axle}.tyre_rate_n_m': Field(
+            float, 1.0, 1.0e9, f"{at}' tyre vertical stiffness [N/m]"),
+        f'suspension.{axle}.tyre_damping_n_s_m': Field(
+            float, 0.0, 1.0e6, f"{at}' tyre vertical damping [N s/m]", (), 0.0),
+    }
+
+
+SUSPENSION_FIELDS: Dict[str, Field] = {
+    'suspension.roll_inertia_kg_m2': Field(
+        float, 1.0e-4, 1.0e6, "the sprung mass's roll inertia about its centre of gravity "
+        '[kg m^2]'),
+    'suspension.pitch_inertia_kg_m2': Field(
+        float, 1.0e-4, 1.0e6, "the sprung mass's pitch inertia about its centre of gravity "
+        '[kg m^2]'),
+    **_suspension_axle_fields('front'),
+    **_suspension_axle_fields('rear'),
+}
+SUSPENSION_FIELDS = {key: spec._replace(models=PACEJKA, neutral=(
+    spec.default if spec.default is not None else spec.low))
+    for key, spec in SUSPENSION_FIELDS.items()}
+"""The sprung body's keys (four-wheel model only): a file sets them only with body
+suspension, and then every one without a default."""
+
+
 def _neutral(key: str, spec: Field) -> Any:
     """Return what a car of another model holds for a drivetrain key (layout none)."""
     if key == 'drivetrain.layout':
@@ -298,6 +354,11 @@ FIELDS: Dict[str, Field] = {
     'arcade.counter_steer_assist': Field(
         float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
         'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE, neutral=0.0),
+    'body': Field(str, None, None, "the car's body: 'planar' (document 002's: load transfer "
+                  "from the accelerations at once) or 'suspension' (a sprung mass that "
+                  'heaves, rolls and pitches on springs, dampers, bars and tyres: the '
+                  'suspension section)', BODIES, 'planar', models=PACEJKA, neutral='planar'),
+    **SUSPENSION_FIELDS,
     **DRIVETRAIN_FIELDS,
     **{key: spec for name in ACTUATORS for key, spec in _actuator_fields(name).items()},
 }
@@ -440,6 +501,7 @@ class VehicleConfig:
                     v['arcade.steer_reduction'], v['arcade.steer_reduction_speed_m_s'],
                     v['arcade.counter_steer_assist'], v['steering.max_angle_rad']),
             drivetrain=drivetrain_block(v),
+            body=body_block(v),
             tyre_model=TYRE_MF if v['tyres.front.tir'] else TYRE_DOCUMENT,
             magic_formula=self.magic_formula_block(),
             relaxation=(1.0 if v['tyre_relaxation'] else 0.0,
@@ -498,7 +560,8 @@ def missing_keys(given: Mapping[str, Any], model: str) -> list:
     """Return the keys a vehicle file of `model` must set that `given` lacks (drivetrain aside)."""
     return [key for key, spec in FIELDS.items()
             if key not in given and spec.default is None and model in spec.models
-            and key not in DRIVETRAIN_FIELDS and not _replaced_by_tir(key, given)
+            and key not in DRIVETRAIN_FIELDS and key not in SUSPENSION_FIELDS
+            and not _replaced_by_tir(key, given)
             and not any(o == key and n in given for n, o in STEER_ALIASES.items())]
 
 
@@ -520,6 +583,7 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     if unused:
         raise ConfigError(f"key(s) {', '.join(unused)} not used by model '{model}'")
     _check_layout(values)
+    _check_body(values)
     _check_tyres(values)
     missing = missing_keys(values, model)
     if missing:
@@ -530,7 +594,26 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
     _fold_steering(values, completed)
     if model == 'arcade_bicycle':
         _check_arcade(completed)
+    if completed['body'] == 'suspension':
+        found = suspension_problems(completed)
+        if found:
+            raise ConfigError(found[0] if len(found) == 1 else f'{len(found)} problems:\n'
+                              + '\n'.join(f'  - {p}' for p in found))
     return completed
+
+
+def _check_body(values: Mapping[str, Any]) -> None:
+    """Check that the suspension keys come with body suspension, and all it needs."""
+    given = [key for key in values if key in SUSPENSION_FIELDS]
+    if values.get('body', 'planar') == 'planar':
+        if given:
+            raise ConfigError(f"key(s) {', '.join(given)} need body: suspension (the body is "
+                              'planar)')
+        return
+    missing = [key for key, spec in SUSPENSION_FIELDS.items()
+               if spec.default is None and key not in values]
+    if missing:
+        raise ConfigError(f"missing key(s) {', '.join(missing)} (body: suspension)")
 
 
 def _check_tyres(values: Mapping[str, Any]) -> None:

@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from .body.layout import SPRUNG_STATE_SIZE
+from .body.suspension import look_up_ground, place, placed, set_loads, substep, take_forces
 from .drivetrain.driveline import drive
 from .jit import njit, njit_inline
 from .linear import factor, solve_factored, solve_in_place
@@ -28,9 +30,9 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     ARCADE_BICYCLE, C_BRAKE, C_DRIVE, C_DRIVER, C_GEAR, C_HANDBRAKE, C_RATE, C_STEER,
     C_THROTTLE, COMMAND_SIZE, contact_point, derivatives_into, derivatives_one_wheel,
     DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND,
-    O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_MODEL,
-    P_RELAX, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA, relax,
-    relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_DIRECTION,
+    O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS,
+    P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA,
+    relax, relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_DIRECTION,
     W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_KEPT_LOAD, W_LOAD, W_MU, W_RELAXING,
     W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
@@ -47,12 +49,16 @@ FORWARD_DIFFERENCE = 1e-7
 """Relative step of the Jacobian's forward differences (times max(1, |z_j|))."""
 INTEGRATORS = {'euler': EULER, 'rk4': RK4, 'implicit_euler': IMPLICIT_EULER}
 
-# Rows of the work vectors (VECTOR_ROWS x STATE_SIZE; the 7-state ones use 7 columns).
-(V_Z, V_NEW, V_F0, V_DZ, V_UP, V_F_UP, V_K1, V_K2, V_K3, V_K4, V_TMP, V_TRIAL) = range(12)
-VECTOR_ROWS = 12
-M_ITERATION, M_SOLVE, M_FACTORED = 0, 1, 2
+# Rows of the work vectors (VECTOR_ROWS x SPRUNG_STATE_SIZE; the 7-state ones use 7 columns).
+(V_Z, V_NEW, V_F0, V_DZ, V_UP, V_F_UP, V_K1, V_K2, V_K3, V_K4, V_TMP, V_TRIAL,
+ V_BODY) = range(13)
+VECTOR_ROWS = 13
+"""V_TRIAL: a step's trial state (a car's state size); V_BODY: the sprung body's solve
+(body/suspension.py substep: 21 entries)."""
+M_ITERATION, M_SOLVE, M_FACTORED, M_BODY = 0, 1, 2, 3
 """The implicit scheme's iteration matrix (kept between calls), a scratch copy for
-solves with stuck wheels, and the matrix factored for all other solves (kept)."""
+solves with stuck wheels, and the matrix factored for all other solves (kept); the
+sprung body's matrix."""
 I_AGE, I_PIVOTS, I_FACTORED = 0, 1, 8
 INT_SIZE = 9
 """Integers carried between calls: sub-steps since the Jacobian was computed, the
@@ -64,9 +70,9 @@ class Workspace:
 
     def __init__(self):
         """Allocate; the Jacobian is marked stale so the first step computes it."""
-        self.vectors = np.zeros((VECTOR_ROWS, STATE_SIZE))
+        self.vectors = np.zeros((VECTOR_ROWS, SPRUNG_STATE_SIZE))
         self.wheel = np.zeros((WHEEL_ROWS, 4))
-        self.matrices = np.zeros((3, 7, 7))
+        self.matrices = np.zeros((4, 7, 7))
         self.ints = np.zeros(INT_SIZE, dtype=np.int64)
         self.refresh_jacobian()
 
@@ -150,7 +156,7 @@ def _iteration_matrix(p, h, vectors, wheel, matrices, ints) -> None:
     starts from the loads f(z) started from, and the loads f(z) left are
     put back after.
     """
-    mf = p[P_TYRE_MODEL] == TYRE_MF
+    mf = p[P_TYRE_MODEL] == TYRE_MF and p[P_BODY] == 0.0    # (on springs: loads given)
     if mf:
         copy_row(wheel, W_LOAD, W_KEPT_LOAD)
     for j in range(7):
@@ -424,17 +430,24 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
     driver = command[C_DRIVER] == 1.0
     for i in range(4):
         wheel[W_DRIVE, i] = 0.0 if driver else command[C_DRIVE + i]
+    sprung = p[P_BODY] != 0.0
+    if sprung and not placed(state):
+        place(state, p, wheel)
     for _ in range(substeps):
         steer = advance_steer(state[STEER], command[C_STEER], rate, h, decay)
         state[STEER] = steer
         set_steer(steer, p, wheel)
+        if sprung:
+            set_loads(state, p, wheel, cos_yaw, sin_yaw)
         if p[P_RELAX] != 0.0:
             relaxation_blend(vectors, V_Z, p, wheel, h)
         if driver:
             for i in range(4):
                 wheel[W_DRIVE, i] = 0.0
-        if method == IMPLICIT_EULER or method == EULER or driver:
+        if method == IMPLICIT_EULER or method == EULER or driver or sprung:
             derivatives_into(vectors, V_Z, V_F0, p, wheel, wheel, False)
+            if sprung:
+                take_forces(vectors, V_Z, V_F0, wheel)
         if method == IMPLICIT_EULER:
             if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:    # needs the evaluation just made
                 _iteration_matrix(p, h, vectors, wheel, matrices, ints)
@@ -458,6 +471,10 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
         cos_yaw, sin_yaw = _move_pose(state, vectors, h, method, cos_yaw, sin_yaw)
         for i in range(7):
             vectors[V_Z, i] = vectors[V_NEW, i]
+        if sprung:      # the body follows the plane's step (its ground where the car is now)
+            for i in range(7):
+                state[VX + i] = vectors[V_Z, i]
+            substep(state, p, wheel, matrices[M_BODY], vectors[V_BODY], h, cos_yaw, sin_yaw)
     for i in range(7):
         state[VX + i] = vectors[V_Z, i]
     return cos_yaw, sin_yaw
@@ -493,9 +510,12 @@ def ground_under(state: np.ndarray, p: np.ndarray, grid: np.ndarray, meta: np.nd
     with N = sqrt(1 + h_x^2 + h_y^2), gravity pulls along the ground with
     g (h_x, h_y) / N downhill (g sin of the slope) and presses the car onto
     it with g / N (g cos of the slope), reference 004. Pitch is negative
-    nose-up (REP-103), roll positive left side up.
+    nose-up (REP-103), roll positive left side up. A car on springs also gets
+    the ground under each wheel (body/suspension.py look_up_ground).
     """
     g = p[P_GRAVITY]
+    if p[P_BODY] != 0.0:
+        look_up_ground(state, p, grid, meta, wheel)
     if meta[G_FLAT] == 1.0:
         wheel[W_GRAVITY, 0] = wheel[W_GRAVITY, 1] = 0.0
         wheel[W_GRAVITY, 2] = g
@@ -539,15 +559,20 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
         out[O_ENGINE, i] = wheel[W_ENGINE, i]
     if p[P_RELAX] != 0.0:   # the forces of the slips the tyres have (h 0: keep them all)
         relaxation_blend(vectors, V_Z, p, wheel, 0.0)
-    mf = p[P_TYRE_MODEL] == TYRE_MF
+    mf = p[P_TYRE_MODEL] == TYRE_MF and p[P_BODY] == 0.0
+    if p[P_BODY] != 0.0:
+        set_loads(state, p, wheel, math.cos(state[YAW]), math.sin(state[YAW]))
     if mf:              # looking moves no load the steps start from
         copy_row(wheel, W_LOAD, W_KEPT_LOAD)
     derivatives_into(vectors, V_Z, V_DZ, p, wheel, out, True)
     if mf:
         copy_row(wheel, W_KEPT_LOAD, W_LOAD)
     vx, vy, r = state[VX], state[VX + 1], state[VX + 2]
-    out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r - wheel[W_GRAVITY, 0]
-    out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r - wheel[W_GRAVITY, 1]
+    out[O_ACCEL, 0] = vectors[V_DZ, 0] - vy * r
+    out[O_ACCEL, 1] = vectors[V_DZ, 1] + vx * r
+    if p[P_BODY] == 0.0:    # (on springs W_GRAVITY holds the ground's push, not gravity)
+        out[O_ACCEL, 0] -= wheel[W_GRAVITY, 0]
+        out[O_ACCEL, 1] -= wheel[W_GRAVITY, 1]
 
 
 @njit
@@ -572,7 +597,7 @@ def _finite_rows(values: np.ndarray) -> bool:
 def _commit(state: np.ndarray, trial: np.ndarray, wheel: np.ndarray, out: np.ndarray,
             dt: float) -> None:
     """Take the trial state, its friction, and turn the wheels' spin angles by dt."""
-    for i in range(STATE_SIZE):
+    for i in range(len(state)):
         state[i] = trial[i]
     for i in range(4):
         out[O_FRICTION, i] = wheel[W_MU, i]
@@ -613,7 +638,7 @@ def advance(state: np.ndarray, command: np.ndarray, dt: float, steps: int, subst
     rate, decay = _steer_rate(p, command), _steer_decay(p, h)
     cos_yaw, sin_yaw = math.cos(state[YAW]), math.sin(state[YAW])
     for k in range(steps):
-        for i in range(STATE_SIZE):
+        for i in range(len(state)):
             trial[i] = state[i]
         if math.isnan(cos_yaw):         # a bicycle model's last step
             cos_yaw, sin_yaw = math.cos(trial[YAW]), math.sin(trial[YAW])
@@ -649,6 +674,8 @@ def refresh_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, grid:
     for i in range(4):
         wheel[W_MU, i] = out[O_FRICTION, i]
     _ground_outputs(state, p, grid, meta, wheel, out)
+    if p[P_BODY] != 0.0 and not placed(state):
+        place(state, p, wheel)      # (a car on springs just reset or restored)
     tyre_outputs(state, command, p, vectors, wheel, out)
 
 
@@ -671,7 +698,7 @@ def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: 
     trial = vectors[V_TRIAL]
     keep = outs_out.shape[0] == len(dts)
     for k in range(len(dts)):
-        for i in range(STATE_SIZE):
+        for i in range(len(state)):
             trial[i] = state[i]
         _under(trial, p, tyre_mu, grid, meta, wheel)
         step(trial, commands[k], dts[k], substeps[k], method, p, vectors, wheel, matrices,
@@ -691,6 +718,6 @@ def rollout(state: np.ndarray, commands: np.ndarray, dts: np.ndarray, substeps: 
         for j in range(OUTPUT_ROWS):
             for i in range(4):
                 out[j, i] = row[j, i]
-        for i in range(STATE_SIZE):
+        for i in range(len(state)):
             states_out[k, i] = state[i]
     return len(dts)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .body.layout import BODY_SIZE
 from .drivetrain.equations import DRIVETRAIN_SIZE
 from .jit import njit, njit_inline
 from .load_transfer import AX, AY, document_loads_work, LOAD, wheel_loads_work
@@ -80,7 +81,9 @@ P_RELAX = P_MF_REAR + MF_AXLE_SIZE
 """Tyre relaxation: 1 on, 0 off; then the relaxation lengths [m] (x, y) of the front
 axle and of the rear, 0 where a .tir file gives them with load (RELAX_SIZE entries)."""
 RELAX_SIZE = 5
-PARAM_SIZE = P_RELAX + RELAX_SIZE
+P_BODY = P_RELAX + RELAX_SIZE
+"""The body: all 0 for the planar body, else the sprung body's block (body/layout.py B_*)."""
+PARAM_SIZE = P_BODY + BODY_SIZE
 TYRE_DOCUMENT, TYRE_MF = 0, 1
 MF_COLD_PASSES = 40
 """Passes of the load solve when no loads are known yet (a fresh or reset car)."""
@@ -103,7 +106,13 @@ W_MU, W_DIRECTION, W_STUCK, W_STEER, W_GRAVITY, W_GROUND = 13, 14, 15, 16, 17, 1
 W_DRIVE, W_ENGINE, W_SPIN, W_INVERSE, W_TRANSFER = 19, 20, 21, 22, 23
 W_MF_OUT, W_START_LOAD, W_KEPT_LOAD = 24, 27, 28
 W_RELAXED_X, W_RELAXED_Y, W_KEEP_X, W_KEEP_Y, W_RELAXING = 29, 30, 31, 32, 33
-WHEEL_ROWS = 34
+(W_BODY_GROUND, W_BODY_SLOPE_X, W_BODY_SLOPE_Y, W_BODY_AT_X, W_BODY_AT_Y, W_BODY_NOW,
+ W_BODY_NOW_RATE, W_BODY_FX, W_BODY_FY, W_BODY_ACCEL, W_REGIME) = range(34, 45)
+WHEEL_ROWS = 49
+"""The sprung body's rows (body/suspension.py): the ground under each wheel as looked up
+(height, gradient in the odom frame, where), its height now and how fast it rises there;
+each wheel's force in the plane and the car's acceleration (columns 0, 1) for the body;
+the regimes of its laws (4 rows from W_REGIME)."""
 """W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
 W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
 Jacobian's differences evaluate (MF tyres). W_RELAXED_X, _Y: each tyre's relaxed slips
@@ -164,6 +173,8 @@ class ModelParams(NamedTuple):
     """The front axle's head and coefficients (P_MF_FRONT's layout), then the rear's."""
     relaxation: tuple = (0.0,) * RELAX_SIZE
     """P_RELAX's block: on (1) or off (0), the lengths x, y front, x, y rear [m]."""
+    body: np.ndarray = np.zeros(BODY_SIZE)
+    """P_BODY's block: zeros for the planar body."""
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -177,7 +188,8 @@ class ModelParams(NamedTuple):
         return np.concatenate([head, self.pacejka_b, self.pacejka_c, self.pacejka_d,
                                tail, self.arcade, self.drivetrain,
                                [float(self.tyre_model), float(self.load_passes)],
-                               self.magic_formula, self.relaxation]).astype(np.float64)
+                               self.magic_formula, self.relaxation,
+                               self.body]).astype(np.float64)
 
 
 @njit_inline
@@ -246,7 +258,7 @@ def derivatives_into(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray
     Allocates nothing and makes no array views (each costs reference counts).
     With `with_diag`, fills `diag` (DIAG_SIZE x 4) with the tyre state.
     """
-    if p[P_TYRE_MODEL] == TYRE_MF:
+    if p[P_TYRE_MODEL] == TYRE_MF and p[P_BODY] == 0.0:
         _settle_loads(vectors, z_row, p, wheel)
     for i in range(4):
         _tyre(vectors, z_row, p, wheel, diag, with_diag, i)
@@ -469,9 +481,11 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray, wheel:
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
     radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
     # A.7: loads, solved exactly with the forces they produce (or as the document does),
-    # under the gravity normal to the ground (reference 004's slopes).
+    # under the gravity normal to the ground (reference 004's slopes); on springs, given.
     normal_g = wheel[W_GRAVITY, 2]
-    if p[P_LOAD_TRANSFER] == LOAD_DOCUMENT:
+    if p[P_BODY] != 0.0:
+        pass        # the sprung body's tyres set the loads (body/suspension.py set_loads)
+    elif p[P_LOAD_TRANSFER] == LOAD_DOCUMENT:
         document_loads_work(wheel, p[P_MASS], normal_g, lf, lr, c, p[P_CG_HEIGHT],
                             int(p[P_LOAD_ITERATIONS]))
     else:

@@ -15,6 +15,7 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .actuation import Actuation
+from .body.layout import SPRUNG_STATE_SIZE
 from .config import VehicleConfig
 from .drivetrain.driveline import gear_ratio, input_speed
 from .drivetrain.equations import AUTOMATIC, curve_torque, RPM_PER_RAD_S
@@ -115,6 +116,11 @@ def _checked(name: str, values, size: int) -> np.ndarray:
     return rows[:, 0] if size == 1 else rows
 
 
+def state_size(config: VehicleConfig) -> int:
+    """Return how many states a car of `config` has: the planar model's, or with its body's."""
+    return SPRUNG_STATE_SIZE if config['body'] == 'suspension' else STATE_SIZE
+
+
 class Vehicle:
     """One car on a surface, advanced in fixed steps by `step(dt)`."""
 
@@ -138,7 +144,7 @@ class Vehicle:
         self.actuation = Actuation(config, self.drive_limit, self.brake_limit)
         self.acting = not self.actuation.trivial
         """Whether the actuators do more than the kernel's steering (see actuation.py)."""
-        self.state = np.zeros(STATE_SIZE)
+        self.state = np.zeros(state_size(config))
         self.command = np.zeros(COMMAND_SIZE)     # checked and clamped, as the kernel reads it;
         #                                           with actuators: the last step's
         self.outputs = np.zeros((OUTPUT_ROWS, 4))  # tyre state, friction, wheel angles, accel
@@ -187,11 +193,17 @@ class Vehicle:
         """
         Put the car in a full model state (STATE_SIZE entries, model.py's layout).
 
-        As reset() does otherwise: time at 0, commands zeroed. Raises
+        A car on springs takes its SPRUNG_STATE_SIZE entries (body/layout.py),
+        or the planar STATE_SIZE: its body then starts at static ride. As
+        reset() does otherwise: time at 0, commands zeroed. Raises
         ValueError, changing nothing, for a non-finite entry, a gear the
         gearbox has not or a steer angle beyond the car's.
         """
-        values = _checked('state', [state], STATE_SIZE)[0]
+        size = len(self.state)
+        given = np.asarray(state, dtype=float).reshape(-1)
+        if size != STATE_SIZE and len(given) == STATE_SIZE:
+            given = np.concatenate([given, np.zeros(size - STATE_SIZE)])
+        values = _checked('state', [given], size)[0]
         max_steer = self.config['steering.max_angle_rad']
         if abs(values[STEER]) > max_steer:
             raise ValueError(f"state steer {values[STEER]} rad is beyond the car's "
@@ -356,7 +368,7 @@ class Vehicle:
         w = self.work
         dts = np.full(steps, dt)
         substeps = np.full(steps, self.substeps_for(dt), dtype=np.int64)
-        states = np.empty((steps, STATE_SIZE))
+        states = np.empty((steps, len(self.state)))
         done = rollout(self.state, rows, dts, substeps, self.method, self.flat_params,
                        self.tyre_mu, self._grid, self._grid_meta, w.vectors, w.wheel,
                        w.matrices, w.ints, self.outputs, states, self._scratch_outputs)
@@ -462,7 +474,7 @@ class Vehicle:
             return self._run_acting(commands, dts)
         # substeps_for() for every row at once (same arithmetic, same results)
         substeps = np.maximum(1, np.ceil(dts / self.config['dt'] - 1e-9)).astype(np.int64)
-        states = np.zeros((len(dts), STATE_SIZE))
+        states = np.zeros((len(dts), len(self.state)))
         outputs = np.zeros((len(dts), OUTPUT_ROWS, 4))
         w = self.work
         done = rollout(self.state, commands, dts, substeps, self.method, self.flat_params,
@@ -483,7 +495,7 @@ class Vehicle:
         taken in its sub-steps, so that a delayed command takes effect at
         the sub-step it falls due (rows end on a sub-step).
         """
-        states = np.zeros((len(dts), STATE_SIZE))
+        states = np.zeros((len(dts), len(self.state)))
         outputs = np.zeros((len(dts), DIAG_SIZE, 4))
         for k, dt in enumerate(dts):
             self._unmerged_row = commands[k].copy()
