@@ -222,6 +222,11 @@ class SteadyState:
                 f"vehicle '{config['name']}' uses the {config['model']} model: equilibria need "
                 "the four_wheel model's tyre slip and wheel spin (its drift is a state of "
                 'slipping, spinning tyres, which this model has not)')
+        if config['body'] != 'planar':
+            raise ValueError(
+                f"vehicle '{config['name']}' has body '{config['body']}': equilibria are solved "
+                "for the planar body only so far (its loads from the exact transfer); give "
+                'the same car with body: planar')
         self.vehicle = vehicle
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):

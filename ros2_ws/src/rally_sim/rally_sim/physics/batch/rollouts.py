@@ -21,9 +21,9 @@ from ..integrators import (
     Workspace)
 from ..jit import njit, njit_parallel, prange
 from ..model import (
-    DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_LOAD_ITERATIONS, P_LOAD_TRANSFER,
-    P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE, TYRE_MF, VX, W_LOAD,
-    W_RELAXING)
+    DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_BODY, P_LOAD_ITERATIONS,
+    P_LOAD_TRANSFER, P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE,
+    TYRE_MF, VX, W_LOAD, W_RELAXING)
 from ..surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from ..tyre import SLIP_DOCUMENT
 from ..vehicle import Vehicle
@@ -133,6 +133,7 @@ class Batch:
                  ((p[:, P_RELAX] == p[0, P_RELAX]).all(), 'one tyre_relaxation for all cars'),
                  ((p[:, P_LOAD_TRANSFER] == LOAD_DOCUMENT).all(), "load_transfer 'document'"),
                  ((p[:, P_STEER_TAU] == 0.0).all(), 'steering.time_constant_s 0'),
+                 ((p[:, P_BODY] == 0.0).all(), "body 'planar' (a car on springs runs per car)"),
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
                  (meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == meta[G_OUTSIDE]).all(),
                   'a uniform surface'),
@@ -152,7 +153,8 @@ class Batch:
         """
         Advance every car over H rows of inputs, row k held for dt.
 
-        states: (N, STATE_SIZE) full states (Vehicle.state layout); steer,
+        states: (N, STATE_SIZE) full states (Vehicle.state layout; a car on
+        springs: SPRUNG_STATE_SIZE, or the planar ones, its body at static ride); steer,
         steer_rate, handbrake: (N, H); drive, brake: (N, H, 4) [N m], wheel
         order fl, fr, rl, rr. Inputs are clamped to the vehicle's limits as
         Vehicle.set_command does. Returns the state and tyre state after each
@@ -223,7 +225,10 @@ class Batch:
         """
         steer = np.asarray(steer, dtype=float)
         n, horizon = steer.shape
-        states = _shaped('states', states, (n, STATE_SIZE))
+        size = len(self.template.state)     # (a car on springs: its body's states too)
+        if size != STATE_SIZE and np.shape(states) == (n, STATE_SIZE):
+            states = np.concatenate([states, np.zeros((n, size - STATE_SIZE))], axis=1)
+        states = _shaped('states', states, (n, size))
         arrays = [_shaped(name, np.full((n, horizon) + tail, default) if value is None
                           and default is not None else value, (n, horizon) + tail)
                   for name, value, default, tail in inputs]
@@ -241,7 +246,7 @@ class Batch:
             commands = self._acted(commands, every, step_s, actuators)
             dts, substeps = np.full(horizon * every, step_s), np.ones(horizon * every, np.int64)
         start = np.where(valid[:, None], states, 0.0)
-        states_out = np.zeros((n, len(dts), STATE_SIZE))
+        states_out = np.zeros((n, len(dts), size))
         outs_out = np.zeros((n, len(dts) if tyres else 1, OUTPUT_ROWS, 4))
         self._ints[:, 0] = JACOBIAN_REFRESH_SUBSTEPS      # each rollout starts afresh
         self._wheel[:, W_LOAD] = 0.0                      # (and the tyres' loads and slips)
