@@ -14,7 +14,8 @@ import argparse
 import sys
 from typing import List
 
-from ..physics.config import ALL, DRIVETRAIN_FIELDS, Field, FIELDS
+from ..physics.config import (
+    ALL, DRIVETRAIN_FIELDS, Field, FIELDS, SUSPENSION_FIELDS)
 
 INTRODUCTION = """\
 # Vehicle files: every key
@@ -26,7 +27,8 @@ default shown. A file with unknown, missing or out-of-range keys is refused,
 every problem named at once. `--set KEY=VALUE` (replay) and
 `vehicle_overrides` (scenarios, Gymnasium) take the same keys. The
 drivetrain's keys are required only with `drivetrain.layout` fwd, rwd or
-awd. Units are in each meaning's brackets; SI throughout.
+awd, the suspension's only with `body: suspension`. Units are in each
+meaning's brackets; SI throughout.
 
 Generated from the schema (rally_sim/physics/config.py) by
 `python -m rally_sim.vehicle_keys`: do not edit by hand.
@@ -36,6 +38,8 @@ Generated from the schema (rally_sim/physics/config.py) by
 def _required(key: str, spec: Field) -> str:
     if spec.default is not None:
         return 'optional'
+    if key in SUSPENSION_FIELDS:
+        return 'with a suspension'
     return 'with a drivetrain' if key in DRIVETRAIN_FIELDS else 'required'
 
 

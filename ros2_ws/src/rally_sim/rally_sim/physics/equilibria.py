@@ -225,7 +225,7 @@ class SteadyState:
         if config['body'] != 'planar':
             raise ValueError(
                 f"vehicle '{config['name']}' has body '{config['body']}': equilibria are solved "
-                "for the planar body only so far (its loads from the exact transfer); give "
+                'for the planar body only so far (its loads from the exact transfer); give '
                 'the same car with body: planar')
         self.vehicle = vehicle
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)

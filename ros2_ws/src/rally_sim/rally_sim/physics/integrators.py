@@ -32,9 +32,9 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     DIAG_SIZE, KINEMATIC_BICYCLE, O_ACCEL, O_DRIVE, O_ENGINE, O_FRICTION, O_GROUND,
     O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS,
     P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA,
-    relax, relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_DIRECTION,
-    W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_KEPT_LOAD, W_LOAD, W_MU, W_RELAXING,
-    W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    relax, relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_BODY_ACCEL,
+    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_KEPT_LOAD, W_LOAD, W_MU,
+    W_RELAXING, W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
 from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .models.kinematic import kinematic_outputs, kinematic_step
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
@@ -540,7 +540,14 @@ def ground_under(state: np.ndarray, p: np.ndarray, grid: np.ndarray, meta: np.nd
 @njit
 def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors: np.ndarray,
                  wheel: np.ndarray, out: np.ndarray) -> None:
-    """Write the tyre state (DIAG rows) and specific force (O_ACCEL) of `state` into `out`."""
+    """
+    Write the tyre state (DIAG rows) and specific force (O_ACCEL) of `state` into `out`.
+
+    On springs O_ACCEL holds the acceleration in the yawed, level frame: x and
+    y of the car's centre of gravity, then (column 2) the sprung mass's
+    vertical one over the last sub-step (Vehicle.specific_force turns them
+    into what an accelerometer on the tilted body reads).
+    """
     if p[P_MODEL] == KINEMATIC_BICYCLE:
         kinematic_outputs(state, command, p, wheel, out)
         return
@@ -573,6 +580,8 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
     if p[P_BODY] == 0.0:    # (on springs W_GRAVITY holds the ground's push, not gravity)
         out[O_ACCEL, 0] -= wheel[W_GRAVITY, 0]
         out[O_ACCEL, 1] -= wheel[W_GRAVITY, 1]
+    else:
+        out[O_ACCEL, 2] = wheel[W_BODY_ACCEL, 2]
 
 
 @njit

@@ -112,7 +112,8 @@ WHEEL_ROWS = 49
 """The sprung body's rows (body/suspension.py): the ground under each wheel as looked up
 (height, gradient in the odom frame, where), its height now and how fast it rises there;
 each wheel's force in the plane and the car's acceleration (columns 0, 1) for the body;
-the regimes of its laws (4 rows from W_REGIME)."""
+the regimes of its laws (4 rows from W_REGIME). W_BODY_ACCEL column 2: the sprung mass's
+vertical acceleration over the last sub-step [m/s^2]."""
 """W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
 W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
 Jacobian's differences evaluate (MF tyres). W_RELAXED_X, _Y: each tyre's relaxed slips

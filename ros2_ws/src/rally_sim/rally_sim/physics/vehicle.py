@@ -15,7 +15,8 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .actuation import Actuation
-from .body.layout import SPRUNG_STATE_SIZE
+from .body.layout import (
+    B_SPRUNG_HEIGHT, B_SPRUNG_X, HEAVE, PITCH, PITCH_RATE, ROLL, ROLL_RATE, SPRUNG_STATE_SIZE)
 from .config import VehicleConfig
 from .drivetrain.driveline import gear_ratio, input_speed
 from .drivetrain.equations import AUTOMATIC, curve_torque, RPM_PER_RAD_S
@@ -25,7 +26,7 @@ from .integrators import (
     O_GROUND, O_WHEEL_ANGLE, OUTPUT_ROWS, refresh_outputs, rollout, Workspace)
 from .model import (
     ALIGNING_MOMENT, DIAG_SIZE, E_CLUTCH_SLIP, E_CLUTCH_TORQUE, E_THROTTLE, E_TORQUE, ENGINE,
-    FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, P_DRIVETRAIN, RELAXED_SLIP_ANGLE,
+    FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, P_BODY, P_DRIVETRAIN, RELAXED_SLIP_ANGLE,
     RELAXED_SLIP_RATIO, SHIFT_LEFT, SLIP_ANGLE, SLIP_RATIO, STATE_SIZE, STEER, STEER_ANGLE, VX, VY,
     X, Y, YAW, YAW_RATE)
 from .surfaces import Surface
@@ -573,9 +574,56 @@ class Vehicle:
         return (float(self.outputs[O_GROUND, 0]), float(self.outputs[O_GROUND, 1]),
                 float(self.outputs[O_GROUND, 2]))
 
+    @property
+    def sprung(self) -> bool:
+        """Whether the car's body is on its suspension (body: suspension)."""
+        return len(self.state) == SPRUNG_STATE_SIZE
+
+    def body_pose(self) -> Tuple[float, float, float]:
+        """
+        Return base_link's height z [m], pitch and roll [rad] (REP-103: pitch nose down).
+
+        The planar body: the ground under the CG (ground()). On springs: the
+        point of the sprung body under the car's CG, at ground level at static
+        ride, tilted with the body.
+        """
+        if not self.sprung:
+            return self.ground()
+        s, p = self.state, self.flat_params
+        ahead = p[P_BODY + B_SPRUNG_X]          # the sprung mass's CG ahead of the car's
+        z = s[HEAVE] - p[P_BODY + B_SPRUNG_HEIGHT] + ahead * s[PITCH]
+        return float(z), float(s[PITCH]), float(s[ROLL])
+
     def specific_force_m_s2(self):
         """Return what an accelerometer at the CG reads in the body frame (x, y) [m/s^2]."""
-        return float(self.outputs[O_ACCEL, 0]), float(self.outputs[O_ACCEL, 1])
+        return self.specific_force_body()[:2]
+
+    def specific_force_body(self) -> Tuple[float, float, float]:
+        """
+        Return what an accelerometer at the CG reads in base_link's axes (x, y, z) [m/s^2].
+
+        The planar body: along its ground (x, y) and g normal to it. On springs:
+        the acceleration less gravity in the yawed, level frame (the car's x, y;
+        the sprung mass's z), turned into the tilted body's axes.
+        """
+        out = self.outputs
+        if not self.sprung:
+            _, pitch, roll = self.ground()
+            normal = self.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
+            return float(out[O_ACCEL, 0]), float(out[O_ACCEL, 1]), normal
+        fx, fy = float(out[O_ACCEL, 0]), float(out[O_ACCEL, 1])
+        fz = float(out[O_ACCEL, 2]) + self.params.gravity_m_s2
+        _, pitch, roll = self.body_pose()
+        cp, sp, cr, sr = math.cos(pitch), math.sin(pitch), math.cos(roll), math.sin(roll)
+        x, z = cp * fx - sp * fz, sp * fx + cp * fz      # un-pitched, then un-rolled
+        return x, cr * fy + sr * z, -sr * fy + cr * z
+
+    def angular_velocity(self) -> Tuple[float, float, float]:
+        """Return the body's rates about x, y, z [rad/s]: roll, pitch (on springs) and yaw."""
+        s = self.state
+        if not self.sprung:
+            return 0.0, 0.0, float(s[YAW_RATE])
+        return float(s[ROLL_RATE]), float(s[PITCH_RATE]), float(s[YAW_RATE])
 
     def speed_m_s(self) -> float:
         """Return the magnitude of the CG velocity."""

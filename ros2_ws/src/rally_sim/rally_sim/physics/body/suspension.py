@@ -430,7 +430,8 @@ def substep(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, matrix: np.ndar
     The planar states have moved already (the ground is followed to where the
     wheels are now); the forces in the plane are those take_forces() kept.
     Regimes start as at the step's start and are taken again where the step
-    ends until they agree (REGIME_PASSES at most).
+    ends until they agree (REGIME_PASSES at most). Leaves the sprung mass's
+    vertical acceleration over the step in W_BODY_ACCEL column 2 (the IMU's).
     """
     ground_now(state, p, wheel, cos_yaw, sin_yaw)
     _regimes(state, p, wheel)
@@ -449,5 +450,6 @@ def substep(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, matrix: np.ndar
         for k in range(BODY_DOF):
             state[rates + k] = rhs[2 * BODY_DOF + k] + rhs[k]
             state[start + k] = rhs[BODY_DOF + k] + h * state[rates + k]
+        wheel[W_BODY_ACCEL, 2] = rhs[0] / h         # the sprung mass's vertical acceleration
         if not _regimes(state, p, wheel):
             return
