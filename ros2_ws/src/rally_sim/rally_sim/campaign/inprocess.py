@@ -150,7 +150,7 @@ def truth_row(vehicle: Vehicle, now_ns: int):
     the truth's messages.
     """
     s = vehicle.state
-    _, pitch, roll = vehicle.ground()
+    _, pitch, roll = vehicle.body_pose()
     orientation = quaternion(roll, pitch, float(s[YAW]))
     slip = max(map(abs, vehicle.outputs[SLIP_ANGLE].tolist()))    # finite: as np.max
     x, y, _, vx, vy, yaw_rate = s[X:YAW_RATE + 1].tolist()   # X Y YAW VX VY YAW_RATE

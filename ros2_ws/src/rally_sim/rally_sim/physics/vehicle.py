@@ -15,6 +15,7 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .actuation import Actuation
+from .body.suspension import compression
 from .body.layout import (
     B_SPRUNG_HEIGHT, B_SPRUNG_X, HEAVE, PITCH, PITCH_RATE, ROLL, ROLL_RATE, SPRUNG_STATE_SIZE)
 from .config import VehicleConfig
@@ -617,6 +618,13 @@ class Vehicle:
         cp, sp, cr, sr = math.cos(pitch), math.sin(pitch), math.cos(roll), math.sin(roll)
         x, z = cp * fx - sp * fz, sp * fx + cp * fz      # un-pitched, then un-rolled
         return x, cr * fy + sr * z, -sr * fy + cr * z
+
+    def suspension_travel(self) -> np.ndarray:
+        """Return each wheel's compression from static ride [m] (bump +); zeros when planar."""
+        if not self.sprung:
+            return np.zeros(4)
+        return np.array([compression(self.state, self.flat_params, i, False)
+                         for i in range(4)])
 
     def angular_velocity(self) -> Tuple[float, float, float]:
         """Return the body's rates about x, y, z [rad/s]: roll, pitch (on springs) and yaw."""

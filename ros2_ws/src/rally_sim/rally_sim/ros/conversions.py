@@ -156,7 +156,7 @@ class OutputMessages:
         self._clock = SerializedMessage(ClockMsg(), [], stamps=['clock'])
         self._markers = None
         offsets = wheel_offsets(vehicle)
-        radius = vehicle.params.wheel_radius_m
+        radius = self._radius = vehicle.params.wheel_radius_m
         # Translations of the wheel transforms, in their order in the TF message.
         self._wheel_translations = []
         for i, (x, y) in enumerate(offsets):
@@ -174,9 +174,13 @@ class OutputMessages:
 
         Front wheels: base_link -> <wheel>_steer (steer about z) -> <wheel>
         (spin about y); rear wheels: base_link -> <wheel> (spin). Wheel
-        centres are at the wheel radius above the ground.
+        centres are at the wheel radius above the ground; on springs base_link
+        tilts with the body and each wheel rides up by its suspension travel.
         """
         v = self.vehicle
+        if v.sprung:
+            for i, travel in enumerate(v.suspension_travel().tolist()):
+                self._wheel_translations[(0, 2, 4, 5)[i]][2] = self._radius + travel
         s = v.state.tolist()
         steer = v.diag[STEER_ANGLE].tolist()
         spin = v.wheel_angle_rad.tolist()
@@ -185,7 +189,7 @@ class OutputMessages:
                      quaternion(0.0, spin[2], 0.0), quaternion(0.0, spin[3], 0.0)]
         values = []
         if self.pose_in_tf:
-            z, pitch, roll = v.ground()
+            z, pitch, roll = v.body_pose()
             values = [s[X], s[Y], z] + quaternion(roll, pitch, s[YAW])
         for translation, rotation in zip(self._wheel_translations, rotations):
             values += translation + rotation
@@ -198,7 +202,7 @@ class OutputMessages:
         return self._slip.fill(np.concatenate((
             out[SLIP_RATIO], out[SLIP_ANGLE], out[NORMAL_LOAD], out[FORCE_X], out[FORCE_Y],
             v.state[OMEGA:OMEGA + 4], out[STEER_ANGLE], v.friction, out[ALIGNING_MOMENT],
-            out[RELAXED_SLIP_RATIO], out[RELAXED_SLIP_ANGLE])),
+            out[RELAXED_SLIP_RATIO], out[RELAXED_SLIP_ANGLE], v.suspension_travel())),
             stamp_ns)
 
     def drivetrain_state(self, stamp_ns: int) -> DrivetrainState:
@@ -238,7 +242,8 @@ class OutputMessages:
 
 WHEEL_SLIP_ROWS = ('slip_ratio', 'slip_angle', 'normal_load', 'longitudinal_force',
                    'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient',
-                   'aligning_moment', 'relaxed_slip_ratio', 'relaxed_slip_angle')
+                   'aligning_moment', 'relaxed_slip_ratio', 'relaxed_slip_angle',
+                   'suspension_travel')
 """WheelSlip's arrays, in the order OutputMessages.wheel_slip fills them."""
 
 

@@ -96,7 +96,7 @@ class MeasurementMessages:
 
     def _true_pose(self) -> List[float]:
         s = self.vehicle.state.tolist()
-        z, pitch, roll = self.vehicle.ground()
+        z, pitch, roll = self.vehicle.body_pose()
         return [s[X], s[Y], z] + quaternion(roll, pitch, s[YAW])
 
     def ground_truth(self, stamp_ns: int) -> bytes:

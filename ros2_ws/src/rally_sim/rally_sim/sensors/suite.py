@@ -53,7 +53,8 @@ def truth(channel: str, vehicle, spec: ChannelSpec = None, world=None
     Return what `channel` measures of `vehicle` now, per quantity, without error.
 
     Entries that are not quantities of the channel ride along exact: the
-    odometry's `ground` (height, pitch, roll under the car when measured).
+    odometry's `ground` (base_link's height, pitch and roll when measured:
+    on its ground, or tilted with a sprung body, Vehicle.body_pose).
     The lidar (its `spec`) casts its beams through `world` (world/scene.py:
     cast(vehicle, x, y, headings, max_range)); with none, nothing is there.
     """
@@ -62,14 +63,12 @@ def truth(channel: str, vehicle, spec: ChannelSpec = None, world=None
         return {'ranges': lidar_truth(vehicle, spec.geometry, world)}
     if channel == 'odometry':
         return {'position': s[[X, Y]], 'yaw': s[[YAW]], 'velocity': s[[VX, VY]],
-                'yaw_rate': s[[YAW_RATE]], 'ground': np.array(vehicle.ground())}
+                'yaw_rate': s[[YAW_RATE]], 'ground': np.array(vehicle.body_pose())}
     if channel == 'imu':
-        z, pitch, roll = vehicle.ground()
-        ax, ay = vehicle.specific_force_m_s2()
-        normal = vehicle.params.gravity_m_s2 * math.cos(pitch) * math.cos(roll)
+        _, pitch, roll = vehicle.body_pose()
         return {'orientation': np.array([roll, pitch, s[YAW]]),
-                'gyro': np.array([0.0, 0.0, s[YAW_RATE]]),
-                'accelerometer': np.array([ax, ay, normal])}
+                'gyro': np.array(vehicle.angular_velocity()),
+                'accelerometer': np.array(vehicle.specific_force_body())}
     if channel == 'wheel_speeds':
         return {'angle': vehicle.wheel_angle_rad.copy()}
     if channel == 'steering':
