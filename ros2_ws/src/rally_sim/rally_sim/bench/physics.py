@@ -140,7 +140,7 @@ def main(argv=None) -> int:
           'drift at 1 kHz at least x300 real time; Open-Car-Dynamics, C++ with MF 5.2 '
           'tyres: x52 here)')
     sprung = kernels['volvo_v40'] / kernels['volvo_v40_suspension']
-    print(f"the body on its suspension (volvo_v40_suspension): a step costs {sprung:.2f}x "
+    print(f'the body on its suspension (volvo_v40_suspension): a step costs {sprung:.2f}x '
           f"volvo_v40's (issue 50's target: at most {SPRUNG_TARGET:g}x)")
     models(args.repeat)
     magic_formula(args.repeat)

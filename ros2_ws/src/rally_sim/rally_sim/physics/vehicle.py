@@ -15,9 +15,9 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from .actuation import Actuation
-from .body.suspension import compression
 from .body.layout import (
     B_SPRUNG_HEIGHT, B_SPRUNG_X, HEAVE, PITCH, PITCH_RATE, ROLL, ROLL_RATE, SPRUNG_STATE_SIZE)
+from .body.suspension import compression
 from .config import VehicleConfig
 from .drivetrain.driveline import gear_ratio, input_speed
 from .drivetrain.equations import AUTOMATIC, curve_torque, RPM_PER_RAD_S
