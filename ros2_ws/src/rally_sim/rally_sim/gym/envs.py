@@ -41,8 +41,9 @@ from .tasks import DriftTask, DriveTask, Task
 from ..control.pedals import Pedals
 from ..physics.batch.rollouts import Batch
 from ..physics.config import load_vehicle
-from ..physics.model import STATE_SIZE, X, Y, YAW
+from ..physics.model import X, Y, YAW
 from ..physics.surfaces import Surface
+from ..physics.vehicle import state_size
 from ..resources import config_file, preset
 
 
@@ -71,7 +72,7 @@ class Fleet:
             self.batch = Batch(config, cars, surface)
             self.actuators = self.batch.actuators()     # None: the actions act at once
         self.pedals = Pedals(config)
-        self.states = np.zeros((cars, STATE_SIZE))
+        self.states = np.zeros((cars, state_size(config)))    # (a car on springs: more)
         self.steps = np.zeros(cars, dtype=np.int64)
         self.max_steps = int(round(self.task.episode_s / self.task.period_s))
 

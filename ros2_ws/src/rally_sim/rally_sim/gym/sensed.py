@@ -20,8 +20,8 @@ import numpy as np
 
 from ..control.interface import WheelTorques
 from ..control.laws import steering
-from ..physics.model import OMEGA, STATE_SIZE
-from ..physics.vehicle import Vehicle
+from ..physics.model import OMEGA
+from ..physics.vehicle import state_size, Vehicle
 from ..resources import surface_from
 from ..sensors import load_profile, Measurement
 from ..sim import Front, Session, Start
@@ -41,8 +41,8 @@ class Sensed(Front):
         self.session = Session(Vehicle(config, surface), profile, seed,
                                physics_rate_hz=PHYSICS_RATE_HZ,
                                publish_rate_hz=1.0 / task.period_s, front=self)
-        self.start_state = np.zeros(STATE_SIZE)
-        self.published = np.zeros(STATE_SIZE)
+        self.start_state = np.zeros(state_size(config))
+        self.published = np.zeros(state_size(config))
         self.failure: Optional[FloatingPointError] = None
 
     def emit(self, now_ns, publish, markers, delivered) -> bool:
@@ -76,7 +76,7 @@ class SensedFleet:
         self.task = task
         self.cars = [Sensed(config, task, surface, profile, seed + i) for i in range(cars)]
         self.period_steps = round(task.period_s * PHYSICS_RATE_HZ)
-        self.states = np.zeros((cars, STATE_SIZE))
+        self.states = np.zeros((cars, state_size(config)))
 
     def place(self, rows, starts) -> None:
         """Put the cars of `rows` at `starts` (x, y, yaw, vx, vy, yaw rate); commands forgotten."""

@@ -243,3 +243,29 @@ def test_the_user_guide_names_the_observation_fields_as_the_task_does(name):
     rim = [observation[names.index(f'rim_{w}')] for w in ('fl', 'fr', 'rl', 'rr')]
     assert rim == pytest.approx(state[OMEGA:OMEGA + 4] * radius - state[VX], abs=1e-4)
     assert max(abs(r) for r in rim) > 0.01          # the drive spins the wheels: m/s, not 1
+
+
+def springs_of(preset):
+    """Return a shipped car's body and suspension keys, as vehicle_overrides."""
+    from support.vehicles import vehicle
+    config = vehicle(preset)
+    return {key: config[key] for key in config.given
+            if key == 'body' or key.startswith('suspension.')}
+
+
+def test_a_car_on_springs_steps_with_its_body_as_the_single_car_does():
+    # RallyDrive's volvo_v40 on volvo_v40_suspension's springs (vehicle_overrides)
+    env = RallyDriveEnv(vehicle_overrides=springs_of('volvo_v40_suspension'))
+    env.reset(seed=1, options={'speed_m_s': 8.0})
+    fleet = env.fleet
+    assert fleet.states.shape == (1, 28)
+    car = Vehicle(fleet.config, fleet.batch.template.surface)
+    car.state[:] = fleet.states[0]
+    for action in ([0.4, 0.5], [0.4, 0.5], [-0.3, 0.2]):
+        observation, *_ = env.step(np.array(action))
+        assert np.isfinite(observation).all()
+        steer, drive, brake = fleet.pedals.torques(action[0], action[1])
+        car.work.refresh_jacobian()
+        states, _, _ = car.run([steer], [0.0], drive[None], brake[None], [0.0], [0.05])
+        np.testing.assert_array_equal(states[0], fleet.states[0])
+    assert abs(fleet.states[0, 15]) > 1e-3               # the body rolled

@@ -504,3 +504,52 @@ def test_a_huge_step_is_refused_and_a_long_one_ends_on_ctrl_c(simulator):
     assert took_s < 10.0, (took_s, output)     # not the rest of the million steps
     stopped_at_s = float(output.split('stopped at simulated time ')[1].split()[0])
     assert stopped_at_s < 900.0
+
+
+def _roll_pitch(orientation):
+    """Return roll and pitch [rad] of a quaternion message (REP-103)."""
+    w, x, y, z = orientation.w, orientation.x, orientation.y, orientation.z
+    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    return roll, math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
+
+
+def test_a_car_on_springs_rolls_in_odometry_tf_and_imu_and_reports_its_travel(simulator):
+    client = simulator(pacing='lockstep', vehicle='volvo_v40_suspension', initial_speed=15.0,
+                       command_timeout_s=0.0)
+    odom = Latest(client, Odometry, 'odom')
+    tf = Latest(client, TFMessage, '/tf')
+    imu = Latest(client, Imu, 'imu')
+    slip = Latest(client, WheelSlip, 'wheel_slip')
+    until_every_stream_has_a_message(client, {'odom': odom, 'tf': tf, 'imu': imu,
+                                              'slip': slip})
+    client.publish_acked(client.node.create_publisher(AckermannDriveStamped, 'ackermann_cmd',
+                                                      10), ackermann(steer=0.04))
+    client.publish_acked(client.node.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd',
+                                                      10), torque(drive=(0, 0, 180, 180)))
+    response = client.step(400)
+    pose, twist = at(client, odom, response).pose.pose, at(client, odom, response).twist.twist
+    roll, pitch = _roll_pitch(pose.orientation)
+    assert roll > 0.01 and abs(pitch) < 0.01         # a left turn: the left side rises
+    wanted = (response.sim_time.sec, response.sim_time.nanosec)
+    assert client.spin_until(lambda: any(
+        (m.transforms[0].header.stamp.sec, m.transforms[0].header.stamp.nanosec) == wanted
+        for m in tf.messages))
+    transforms = next(m for m in reversed(tf.messages) if (
+        m.transforms[0].header.stamp.sec, m.transforms[0].header.stamp.nanosec) == wanted)
+    base = transforms.transforms[0].transform
+    assert base.rotation == pose.orientation and base.translation.z == pose.position.z
+    reading = at(client, imu, response)
+    assert reading.orientation == pose.orientation
+    # the accelerometer on the rolled body: the lateral acceleration and gravity's share
+    a_y = twist.linear.x * twist.angular.z
+    expected = a_y * math.cos(roll) + 9.82 * math.sin(roll)
+    assert reading.linear_acceleration.y == pytest.approx(expected, rel=0.05)
+    wheels = at(client, slip, response)
+    travel, loads = list(wheels.suspension_travel), list(wheels.normal_load)
+    assert travel[1] > 0.005 and travel[3] > 0.0       # the outside (right) wheels in bump
+    assert travel[0] < 0.0 and travel[2] < 0.0
+    assert loads[1] > loads[0] and loads[3] > loads[2]
+    right_front = next(t.transform for t in transforms.transforms
+                       if t.child_frame_id.endswith('wheel_fr_steer'))
+    radius = vehicle('volvo_v40_suspension')['wheel_radius_m']
+    assert right_front.translation.z == pytest.approx(radius + travel[1], abs=1e-9)

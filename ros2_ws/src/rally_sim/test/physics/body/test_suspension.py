@@ -426,3 +426,68 @@ def test_a_planar_state_given_to_a_car_on_springs_starts_its_body_at_static_ride
     np.testing.assert_allclose(other.state[HEAVE:HEAVE + 7], Figures(config).static_positions(),
                                atol=1e-12)
     assert other.state[VY] == planar[VY]
+
+
+def test_base_link_tilts_with_the_body_and_the_accelerometer_reads_the_tilted_body():
+    config = sprung()
+    figures = Figures(config)
+    car = at_rest(config)
+    assert car.body_pose() == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)  # on the ground
+    assert car.specific_force_body() == pytest.approx((0.0, 0.0, figures.g), abs=1e-9)
+    car = _corner_steadily(config)
+    s = car.state
+    z, pitch, roll = car.body_pose()
+    assert (pitch, roll) == (s[PITCH], s[ROLL])
+    assert z == pytest.approx(s[HEAVE] - figures.h_s + figures.x_s * s[PITCH], abs=1e-12)
+    a_y = s[VX] * s[YAW_RATE]
+    fx, fy, fz = car.specific_force_body()
+    assert fy == pytest.approx(a_y * math.cos(roll) + figures.g * math.sin(roll), rel=0.02)
+    assert fz == pytest.approx(figures.g * math.cos(roll) - a_y * math.sin(roll), rel=0.01)
+    assert car.angular_velocity()[2] == s[YAW_RATE]
+    travel = car.suspension_travel()
+    np.testing.assert_allclose(travel, figures.compression(s[HEAVE:HEAVE + 7]), atol=1e-15)
+    assert travel[1] > 0.0 > travel[0]                 # the outside in bump, the inside out
+    planar = _corner_steadily(load_vehicle(vehicle_file('volvo_v40')), seconds=0.1)
+    assert not planar.suspension_travel().any() and planar.body_pose() == planar.ground()
+
+
+def test_the_batch_runs_cars_on_springs_per_car_as_the_single_car_does():
+    from rally_sim.physics.batch import Batch
+    config = sprung()
+    car = Vehicle(config, Surface.uniform('tarmac_dry'))
+    car.reset(vx=12.0)
+    start = car.state.copy()
+    steer = np.full((3, 40), 0.05)
+    drive = np.zeros((3, 40, 4))
+    drive[:, :, 2:] = 200.0
+    batch = Batch(config, 3, Surface.uniform('tarmac_dry'))
+    result = batch.rollout(np.tile(start[:STATE_SIZE], (3, 1)), steer, drive, dt=0.01)
+    assert result.states.shape == (3, 40, SPRUNG_STATE_SIZE) and result.valid.all()
+    car.set_command(Command(steer_rad=0.05, drive_torque_n_m=(0.0, 0.0, 200.0, 200.0)))
+    for k in range(40):
+        car.step(0.01)
+        np.testing.assert_array_equal(result.states[1, k], car.state)
+    with pytest.raises(ValueError, match="body 'planar'"):
+        batch.rollout(np.tile(start, (3, 1)), steer, drive, dt=0.01, tyres=False, lanes=True)
+
+
+def test_over_hill_stage_s_first_hill_at_speed_the_loads_fall_by_its_curvature():
+    # hill_stage's first hill: 5 m high, exp(-d^2 / (2 22^2)): its top's radius 22^2 / 5 m
+    from rally_sim.resources import config_file
+    surface = Surface.load(config_file('stages/hill_stage.yaml'))
+    config = sprung()
+    car = Vehicle(config, surface)
+    speed = 20.0
+    car.reset(x=5.0, y=20.0, vx=speed)
+    torque = (0.44 * speed ** 2 + 13.2 * speed) * config['wheel_radius_m'] / 2
+    car.set_command(Command(drive_torque_n_m=(0.0, 0.0, torque, torque)))
+    rows = []
+    while car.state[0] < 47.0:
+        car.step(0.002)
+        if abs(car.state[0] - 45.0) < 2.0:
+            rows.append((car.outputs[NORMAL_LOAD].sum(), car.state[VX]))
+    loads, speeds = np.array(rows).T
+    radius = 22.0 ** 2 / 5.0
+    expected = config['mass_kg'] * (config['gravity_m_s2'] - speeds ** 2 / radius)
+    assert loads.mean() == pytest.approx(expected.mean(), rel=0.03)
+    assert loads.mean() < 0.7 * config['mass_kg'] * config['gravity_m_s2']
