@@ -491,3 +491,25 @@ def test_over_hill_stage_s_first_hill_at_speed_the_loads_fall_by_its_curvature()
     expected = config['mass_kg'] * (config['gravity_m_s2'] - speeds ** 2 / radius)
     assert loads.mean() == pytest.approx(expected.mean(), rel=0.03)
     assert loads.mean() < 0.7 * config['mass_kg'] * config['gravity_m_s2']
+
+
+def test_the_drift_controller_designed_on_the_planar_twin_holds_the_car_on_springs():
+    from rally_sim.control.drift_lqr import DriftDesign, DriftLqr
+    from rally_sim.physics.vehicle import DriverCommand
+    law = DriftLqr(load_vehicle(vehicle_file('rwd_gravel')), 'gravel',
+                   DriftDesign(radius_m=15.0, sideslip_rad=math.radians(-25.0), gear=2))
+    car = Vehicle(sprung('rwd_gravel_suspension'), Surface.uniform('gravel'))
+    car.reset(x=15.0, yaw=math.pi / 2, vx=8.0)
+    rows = []
+    for k in range(1000):                       # 20 s: entry over 6 s, then held
+        s = car.state
+        steer, drive = law.command(0.02 * k, *s[:6], s[8:10])
+        car.set_command(DriverCommand(steer_rad=steer, throttle=float(np.ravel(drive)[0]),
+                                      gear=law.gear))
+        car.step(0.02)
+        s = car.state
+        rows.append((math.degrees(math.atan2(s[VY], s[VX])), math.hypot(s[0], s[1]), s[ROLL]))
+    beta, radius, roll = np.array(rows[-250:]).T       # the last 5 s
+    assert np.sqrt(np.mean((beta + 25.0) ** 2)) < 0.1
+    assert np.abs(radius - 15.0).max() < 0.1
+    assert roll.min() > 0.02                        # leaning out of the left-hand circle
