@@ -64,6 +64,10 @@ def stop_node(process: subprocess.Popen) -> None:
         process.kill()
 
 
+SPRUNG_CPU_TARGET = 0.15
+"""Issue 50: the node with a car on springs, in real time, at most this share of a core."""
+
+
 def cpu_seconds(pid: int) -> float:
     """Return the user + system CPU time of a process so far [s]."""
     with open(f'/proc/{pid}/stat', encoding='ascii') as stat:
@@ -92,10 +96,10 @@ def cpu_share(node, process: subprocess.Popen, seconds: float, ready, start,
     return (cpu_seconds(process.pid) - cpu0) / wall, wall
 
 
-def realtime(node, seconds: float, sensors: str) -> None:
-    """Measure rate, jitter and CPU of the node in real-time pacing with a sensor profile."""
+def realtime(node, seconds: float, sensors: str, vehicle: str = 'volvo_v40') -> float:
+    """Measure rate, jitter and CPU of the node in real-time pacing; return the CPU share."""
     process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0', f'sensors:={sensors}',
-                         'surface:=rally_stage')
+                         'surface:=rally_stage', f'vehicle:={vehicle}')
     arrivals = []
     node.create_subscription(Odometry, 'odom', lambda _: arrivals.append(time.monotonic()), 100)
     for topic, msg_type in OUTPUTS.items():
@@ -103,12 +107,13 @@ def realtime(node, seconds: float, sensors: str) -> None:
     cpu, _ = cpu_share(node, process, seconds, lambda: len(arrivals) >= 50, arrivals.clear)
     stop_node(process)
     gaps = [1000.0 * (b - a) for a, b in zip(arrivals, arrivals[1:])]
-    print(f'real time, physics 1000 Hz, publishing 100 Hz, sensors {sensors}, every output '
-          f'subscribed, {seconds:g} s:')
+    print(f'real time, physics 1000 Hz, publishing 100 Hz, {vehicle}, sensors {sensors}, every '
+          f'output subscribed, {seconds:g} s:')
     print(f'  odom rate {len(gaps) / (arrivals[-1] - arrivals[0]):.1f} Hz; inter-arrival '
           f'mean {statistics.mean(gaps):.2f} ms, std {statistics.pstdev(gaps):.2f} ms, '
           f'min {min(gaps):.2f} ms, max {max(gaps):.2f} ms')
     print(f'  node CPU {100.0 * cpu:.1f} % of one core ({CPU_BEFORE[sensors]})')
+    return cpu
 
 
 def f1tenth_realtime(node, seconds: float) -> None:
@@ -196,6 +201,11 @@ def main(argv=None) -> int:
             realtime(node, args.seconds, sensors)
             node.destroy_node()
             node = rclpy.create_node(f'rally_sim_bench_{sensors}')
+        sprung = realtime(node, args.seconds, 'ideal', 'volvo_v40_suspension')
+        print(f"  the body on its suspension: {100.0 * sprung:.1f} % of one core (issue 50's "
+              f'target: at most {100.0 * SPRUNG_CPU_TARGET:.0f} %)')
+        node.destroy_node()
+        node = rclpy.create_node('rally_sim_bench_sprung')
         f1tenth_realtime(node, args.seconds)
         node.destroy_node()
         node = rclpy.create_node('rally_sim_bench_lockstep')   # no subscriptions: none built
