@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from .body.layout import SPRUNG_STATE_SIZE
-from .body.suspension import look_up_ground, place, placed, set_loads, substep, take_forces
+from .body.suspension import (
+    loads_moved, look_up_ground, place, placed, set_loads, substep, take_forces)
 from .drivetrain.driveline import drive
 from .jit import njit, njit_inline
 from .linear import factor, solve_factored, solve_in_place
@@ -33,8 +34,9 @@ from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts
     O_WHEEL_ANGLE, OMEGA, OUTPUT_ROWS, P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS,
     P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_RATE, P_STEER_TAU, P_TYRE_MODEL, P_WHEEL_INERTIA,
     relax, relaxation_blend, set_steer, STATE_SIZE, STEER, TYRE_MF, VX, W_AX, W_AY, W_BODY_ACCEL,
-    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_KEPT_LOAD, W_LOAD, W_MU,
-    W_RELAXING, W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y, YAW)
+    W_DIRECTION, W_DRIVE, W_ENGINE, W_GRAVITY, W_GROUND, W_INVERSE, W_JACOBIAN_LOAD, W_KEPT_LOAD,
+    W_LOAD, W_MU, W_RELAXING, W_SPIN, W_START_LOAD, W_STUCK, W_UNIT_X, W_UNIT_Y, WHEEL_ROWS, X, Y,
+    YAW)
 from .models.arcade import arcade_outputs, arcade_step, rolling_wheels, steer_factor, steer_target
 from .models.kinematic import kinematic_outputs, kinematic_step
 from .surfaces import G_FLAT, G_RESOLUTION, grip_at, height_at
@@ -439,6 +441,8 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
         set_steer(steer, p, wheel)
         if sprung:
             set_loads(state, p, wheel, cos_yaw, sin_yaw)
+            if loads_moved(p, wheel):
+                ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
         if p[P_RELAX] != 0.0:
             relaxation_blend(vectors, V_Z, p, wheel, h)
         if driver:
@@ -452,6 +456,7 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
             if ints[I_AGE] >= JACOBIAN_REFRESH_SUBSTEPS:    # needs the evaluation just made
                 _iteration_matrix(p, h, vectors, wheel, matrices, ints)
                 ints[I_AGE] = 0
+                copy_row(wheel, W_LOAD, W_JACOBIAN_LOAD)
             ints[I_AGE] += 1
         if driver:
             _drive(state, command, p, h, method, vectors, wheel, matrices)

@@ -108,12 +108,14 @@ W_MF_OUT, W_START_LOAD, W_KEPT_LOAD = 24, 27, 28
 W_RELAXED_X, W_RELAXED_Y, W_KEEP_X, W_KEEP_Y, W_RELAXING = 29, 30, 31, 32, 33
 (W_BODY_GROUND, W_BODY_SLOPE_X, W_BODY_SLOPE_Y, W_BODY_AT_X, W_BODY_AT_Y, W_BODY_NOW,
  W_BODY_NOW_RATE, W_BODY_FX, W_BODY_FY, W_BODY_ACCEL, W_REGIME) = range(34, 45)
+W_JACOBIAN_LOAD = 48
 WHEEL_ROWS = 49
 """The sprung body's rows (body/suspension.py): the ground under each wheel as looked up
 (height, gradient in the odom frame, where), its height now and how fast it rises there;
 each wheel's force in the plane and the car's acceleration (columns 0, 1) for the body;
 the regimes of its laws (4 rows from W_REGIME). W_BODY_ACCEL column 2: the sprung mass's
-vertical acceleration over the last sub-step [m/s^2]."""
+vertical acceleration over the last sub-step [m/s^2]. W_JACOBIAN_LOAD: the loads the
+implicit scheme's Jacobian was computed at (body/suspension.py loads_moved)."""
 """W_MF_OUT: a Magic Formula's outputs (3 rows: magic_formula.OUTPUTS); W_START_LOAD,
 W_KEPT_LOAD: the loads an evaluation started from, and the loads set aside while the
 Jacobian's differences evaluate (MF tyres). W_RELAXED_X, _Y: each tyre's relaxed slips

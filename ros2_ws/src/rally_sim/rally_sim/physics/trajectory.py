@@ -6,6 +6,8 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from .body.layout import HEAVE, PITCH, ROLL
+from .body.suspension import travels
 from .drivetrain.equations import RPM_PER_RAD_S
 from .model import (
     ALIGNING_MOMENT, ENGINE, FORCE_X, FORCE_Y, GEAR, NORMAL_LOAD, OMEGA, RELAXED_SLIP_ANGLE,
@@ -124,7 +126,17 @@ def simulate(vehicle: Vehicle, inputs: InputTable,
     if vehicle.has_drivetrain:
         columns['engine_rpm'] = states[:, ENGINE] * RPM_PER_RAD_S
         columns['gear'] = states[:, GEAR]
+    if vehicle.sprung:
+        columns.update(_body_columns(states, vehicle.flat_params))
     return Trajectory(columns, [f't = {inputs.t[row]:g} s: {text}' for row, text in notes])
+
+
+def _body_columns(states: np.ndarray, p: np.ndarray) -> Dict[str, np.ndarray]:
+    """Return a sprung body's columns: heave [m], roll, pitch [rad], each wheel's travel [m]."""
+    columns = {'heave': states[:, HEAVE], 'roll': states[:, ROLL], 'pitch': states[:, PITCH]}
+    for i, w in enumerate(WHEELS):
+        columns[f'travel_{w}'] = travels(states, p)[:, i]
+    return columns
 
 
 def hold_times(duration_s: float, dt: float) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from .actuation import Actuation
 from .body.layout import (
     B_SPRUNG_HEIGHT, B_SPRUNG_X, HEAVE, PITCH, PITCH_RATE, ROLL, ROLL_RATE, SPRUNG_STATE_SIZE)
-from .body.suspension import compression
+from .body.suspension import travels
 from .config import VehicleConfig
 from .drivetrain.driveline import gear_ratio, input_speed
 from .drivetrain.equations import AUTOMATIC, curve_torque, RPM_PER_RAD_S
@@ -623,8 +623,7 @@ class Vehicle:
         """Return each wheel's compression from static ride [m] (bump +); zeros when planar."""
         if not self.sprung:
             return np.zeros(4)
-        return np.array([compression(self.state, self.flat_params, i, False)
-                         for i in range(4)])
+        return travels(self.state[None], self.flat_params)[0]
 
     def angular_velocity(self) -> Tuple[float, float, float]:
         """Return the body's rates about x, y, z [rad/s]: roll, pitch (on springs) and yaw."""

@@ -66,9 +66,13 @@ from ..linear import solve_in_place
 from ..model import (
     P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_RADIUS, VX, W_AX, W_AY, W_BODY_ACCEL,
     W_BODY_AT_X, W_BODY_AT_Y, W_BODY_FX, W_BODY_FY, W_BODY_GROUND, W_BODY_NOW, W_BODY_NOW_RATE,
-    W_BODY_SLOPE_X, W_BODY_SLOPE_Y, W_GRAVITY, W_LOAD, W_REGIME, wheel_offset, X, Y, YAW)
+    W_BODY_SLOPE_X, W_BODY_SLOPE_Y, W_GRAVITY, W_JACOBIAN_LOAD, W_LOAD, W_REGIME, wheel_offset,
+    X, Y, YAW)
 from ..surfaces import G_FLAT, G_RESOLUTION, height_at
 
+LOAD_REFRESH_SHARE = 0.2
+"""A wheel's load may move by this share of itself (at least of a quarter of its static
+load) before the implicit scheme's Jacobian, which holds the loads, is computed again."""
 REGIME_PASSES = 6
 """Most solves of a sub-step while the regimes at its end differ from those assumed."""
 R_SPRING, R_STOP, R_DAMPER, R_TYRE = 0, 1, 2, 3
@@ -116,6 +120,17 @@ def tyre_force(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, i: int) -> f
     if d <= 0.0:
         return 0.0
     return max(p[a + X_TYRE_RATE] * d + p[a + X_TYRE_DAMPING] * rate, 0.0)
+
+
+def travels(states: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Return each wheel's compression from static ride [m] for rows of states (N, 4)."""
+    travel = np.empty((len(states), 4))
+    for i in range(4):
+        px, py = wheel_offset(p, i)
+        px -= p[P_BODY + B_SPRUNG_X]
+        travel[:, i] = (states[:, WHEEL_Z + i] - states[:, HEAVE] - py * states[:, ROLL]
+                        + px * states[:, PITCH] + p[P_BODY + B_SPRUNG_HEIGHT] - p[P_RADIUS])
+    return travel
 
 
 @njit
@@ -220,6 +235,25 @@ def set_loads(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, cos_yaw: floa
         push_y += wheel[W_BODY_FY, i]
     wheel[W_GRAVITY, 0] = push_x / p[P_MASS]
     wheel[W_GRAVITY, 1] = push_y / p[P_MASS]
+
+
+@njit
+def loads_moved(p: np.ndarray, wheel: np.ndarray) -> bool:
+    """
+    Return whether a wheel's load moved too far from the one the Jacobian holds.
+
+    The planar step's Jacobian takes the loads as given; its tyres' stiffness
+    scales with them. A wheel landing from the air, or loaded much harder,
+    would meet a matrix that knows a fraction of its stiffness (stable only
+    while the two stay close): LOAD_REFRESH_SHARE of the load, or of a
+    quarter of the wheel's static load from the air.
+    """
+    quarter = 0.0625 * p[P_MASS] * p[P_GRAVITY]
+    for i in range(4):
+        kept = wheel[W_JACOBIAN_LOAD, i]
+        if abs(wheel[W_LOAD, i] - kept) > LOAD_REFRESH_SHARE * max(kept, quarter):
+            return True
+    return False
 
 
 @njit

@@ -513,3 +513,42 @@ def test_the_drift_controller_designed_on_the_planar_twin_holds_the_car_on_sprin
     assert np.sqrt(np.mean((beta + 25.0) ** 2)) < 0.1
     assert np.abs(radius - 15.0).max() < 0.1
     assert roll.min() > 0.02                        # leaning out of the left-hand circle
+
+
+@pytest.mark.parametrize('speed', [0.3, 1.5, 6.0])
+def test_landing_while_rolling_slowly_keeps_the_wheels_rolling_without_chatter(speed):
+    # In the air the tyres pass no force; on landing their slip stiffness returns at once
+    # (at walking pace a fraction of a millisecond's time constant), and the implicit
+    # step's Jacobian, computed in the air, must follow the loads (loads_moved).
+    config = sprung()
+    car = Vehicle(config, Surface.uniform('tarmac_dry'))
+    car.reset(vx=speed)
+    state = car.state.copy()
+    state[HEAVE] += 0.3
+    state[WHEEL_Z:WHEEL_Z + 4] += 0.3
+    car.restore(state)
+    slips, loads = [], []
+    for _ in range(1000):
+        car.step(0.001)
+        s = car.state
+        slips.append(s[6:10] * config['wheel_radius_m'] - s[VX])
+        loads.append(car.outputs[NORMAL_LOAD].sum())
+    slips = np.array(slips)
+    assert np.isfinite(car.state).all()
+    assert min(loads[:150]) == 0.0 and loads[-1] > 0.0       # in the air, then down
+    assert np.abs(slips).max() < 0.02                         # rolling throughout
+    assert car.state[VX] == pytest.approx(speed, rel=0.02)
+
+
+def test_a_replay_of_a_car_on_springs_has_its_body_s_columns():
+    from rally_sim.physics.scenarios import document_scenario
+    from rally_sim.physics.trajectory import simulate
+    config = sprung()
+    car = Vehicle(config)
+    scenario = document_scenario('u_turn', duration_s=3.0)
+    car.reset(vx=scenario.initial_speed_m_s)
+    columns = simulate(car, scenario.inputs).columns
+    assert columns['roll'][-1] == car.state[ROLL] and columns['heave'][0] == Figures(config).h_s
+    travel = np.column_stack([columns[f'travel_{w}'] for w in ('fl', 'fr', 'rl', 'rr')])
+    np.testing.assert_allclose(travel[-1], car.suspension_travel(), atol=1e-15)
+    assert travel[-1, 1] > 0.0 > travel[-1, 0]           # turning left: the right side in bump
