@@ -604,16 +604,26 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
 
 def _check_body(values: Mapping[str, Any]) -> None:
     """Check that the suspension keys come with body suspension, and all it needs."""
-    given = [key for key in values if key in SUSPENSION_FIELDS]
-    if values.get('body', 'planar') == 'planar':
+    _check_section(values, SUSPENSION_FIELDS, values.get('body', 'planar') == 'suspension',
+                   'body: suspension (the body is planar)', 'body: suspension')
+
+
+def _check_section(values: Mapping[str, Any], fields: Mapping[str, Field], on: bool,
+                   needs: str, switched: str) -> None:
+    """
+    Check a section's keys against the key that switches it on.
+
+    Off, a file may set none of them (`needs`: what would switch it on); on,
+    it must set every one without a default (`switched`: what did).
+    """
+    if not on:
+        given = [key for key in values if key in fields]
         if given:
-            raise ConfigError(f"key(s) {', '.join(given)} need body: suspension (the body is "
-                              'planar)')
+            raise ConfigError(f"key(s) {', '.join(given)} need {needs}")
         return
-    missing = [key for key, spec in SUSPENSION_FIELDS.items()
-               if spec.default is None and key not in values]
+    missing = [key for key, spec in fields.items() if spec.default is None and key not in values]
     if missing:
-        raise ConfigError(f"missing key(s) {', '.join(missing)} (body: suspension)")
+        raise ConfigError(f"missing key(s) {', '.join(missing)} ({switched})")
 
 
 def _check_tyres(values: Mapping[str, Any]) -> None:
@@ -748,16 +758,11 @@ def _check_layout(values: Mapping[str, Any]) -> None:
     idle and the limiter.
     """
     layout = values.get('drivetrain.layout', 'none')
-    given = [key for key in values if key in DRIVETRAIN_FIELDS and key != 'drivetrain.layout']
+    section = {key: spec for key, spec in DRIVETRAIN_FIELDS.items() if key != 'drivetrain.layout'}
+    _check_section(values, section, layout != 'none', 'drivetrain.layout fwd, rwd or awd (it is '
+                   'none: the commanded torques drive the wheels)', f'drivetrain.layout {layout}')
     if layout == 'none':
-        if given:
-            raise ConfigError(f"key(s) {', '.join(given)} need drivetrain.layout fwd, rwd or "
-                              'awd (it is none: the commanded torques drive the wheels)')
         return
-    missing = [key for key, spec in DRIVETRAIN_FIELDS.items()
-               if spec.default is None and key not in values]
-    if missing:
-        raise ConfigError(f"missing key(s) {', '.join(missing)} (drivetrain.layout {layout})")
     rpm, torque = values['engine.torque_curve_rpm'], values['engine.torque_curve_n_m']
     if any(b <= a for a, b in zip(rpm, rpm[1:])):
         raise ConfigError(f"key 'engine.torque_curve_rpm' = {list(rpm)} must increase")
