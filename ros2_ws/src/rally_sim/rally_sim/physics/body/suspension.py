@@ -123,11 +123,15 @@ def tyre_force(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, i: int) -> f
 
 
 def travels(states: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Return each wheel's compression from static ride [m] for rows of states (N, 4)."""
+    """
+    Return each wheel's compression from static ride [m] for rows of states (N, 4).
+
+    compression()'s, in NumPy over the rows (Python calls no compiled function).
+    """
     travel = np.empty((len(states), 4))
     for i in range(4):
-        px, py = wheel_offset(p, i)
-        px -= p[P_BODY + B_SPRUNG_X]
+        px = (p[P_LF] if i < 2 else -p[P_LR]) - p[P_BODY + B_SPRUNG_X]
+        py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
         travel[:, i] = (states[:, WHEEL_Z + i] - states[:, HEAVE] - py * states[:, ROLL]
                         + px * states[:, PITCH] + p[P_BODY + B_SPRUNG_HEIGHT] - p[P_RADIUS])
     return travel
