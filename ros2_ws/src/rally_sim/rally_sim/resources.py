@@ -13,6 +13,12 @@ def preset(name: str, folder: str, suffix: str) -> str:
     return config_file(os.path.join(folder, name + suffix)) or name
 
 
+def path_of(value: str) -> str:
+    """Return a path follower's path file: a CSV, a shipped stage's line, or rally_stage's."""
+    return preset(value, 'stages', '_path.csv') if value else config_file(
+        'stages/rally_stage_path.csv')
+
+
 def shipped(folder: str, suffix: str = '.yaml') -> list:
     """Return the names of the files shipped in config/<folder> ending in `suffix`, sorted."""
     path = config_file(folder)

@@ -13,7 +13,7 @@ from typing import Any, Dict, Sequence
 from ..control.interface import PlanarState, quaternion, yaw_of
 from ..control.laws import Law, parameters
 from ..control.path import ClosedPath
-from ..resources import config_file
+from ..resources import path_of
 from ..scenarios.spec import module_of
 from ..world.stages import read_path
 
@@ -41,8 +41,7 @@ def closed_path(path_file: str) -> ClosedPath:
 def path_follower(given: Dict[str, Any]) -> Law:
     """Return the path follower's law on its path (the shipped rally_stage path by default)."""
     from ..control.laws.path_follower import PathFollowerLaw
-    path_file = given.get('path_file') or config_file('stages/rally_stage_path.csv')
-    return PathFollowerLaw(closed_path(path_file), given)
+    return PathFollowerLaw(closed_path(path_of(given.get('path_file', ''))), given)
 
 
 def drift(given: Dict[str, Any]) -> Law:

@@ -25,7 +25,7 @@ from .controllers import check_controller, closed_path, law_for, planar, planar_
 from ..control.interface import quaternion, scan_of, WheelState
 from ..control.laws import Law
 from ..control.path import ClosedPath
-from ..physics.model import OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
+from ..physics.model import NORMAL_LOAD, OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW, YAW_RATE
 from ..physics.vehicle import Vehicle
 from ..scenarios.metrics import (
     contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
@@ -193,6 +193,8 @@ class InProcessRun(Front):
         self.driver = Driver(laws[0], self.session.cars[0], spec)
         self.drivers = [self.driver] + [o.driver for o in self.opponents]
         self.truth: Dict[int, tuple] = {}
+        self.body: Dict[int, tuple] = {}
+        """A jump's metrics: base_link's height and the wheels' summed load at each state."""
 
     def failed(self, error: FloatingPointError) -> None:
         """Raise RuntimeError: non-finite physics (the node would restart from the start)."""
@@ -204,6 +206,9 @@ class InProcessRun(Front):
         if publish:
             truth, orientation = truth_row(self.vehicle, now_ns)
             self.truth[now_ns] = truth
+            if self.spec['metrics'] == 'jump':
+                self.body[now_ns] = (self.vehicle.body_pose()[0],
+                                     float(self.vehicle.outputs[NORMAL_LOAD].sum()))
         return self.driver.note(now_ns, truth, orientation, delivered)
 
     def _stamps(self, laps: LapCounter, period_ns: int) -> list:
@@ -234,7 +239,8 @@ class InProcessRun(Front):
         session = self.session
         session.at_step(publish=True, markers=False)
         # compiled where it can be, else (or from where it hands the run back) in Python
-        states = CompiledLoop(self, laps).to_end() if CompiledLoop.usable(self) else None
+        compiled = CompiledLoop.usable(self) and spec['metrics'] != 'jump'     # (the body)
+        states = CompiledLoop(self, laps).to_end() if compiled else None
         stamps = None
         if states is None:
             stamps = self._stamps(laps, period_ns)
@@ -244,6 +250,9 @@ class InProcessRun(Front):
         others = [np.array([o.poses[s] for s in stamps[:len(states['t'])]])
                   for o in self.opponents]      # (the compiled loop drives one car alone)
         result = {'path': path, 'states': states, 'others': others}
+        if spec['metrics'] == 'jump':
+            z, load = zip(*(self.body[s] for s in stamps[:len(states['t'])]))
+            result['body'] = {'z': np.array(z), 'load': np.array(load)}
         contacts = [contact_report(c.time_ns, c.car, c.other, c.x, c.y)
                     for c in session.contacts.events]
         evaluated = evaluate(spec, result, [c['time_ns'] for c in contacts])

@@ -6,7 +6,7 @@ in-process engine on the session's truth, alike.
 """
 
 import math
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -300,8 +300,56 @@ def evaluate(spec: Dict[str, Any], result: Dict[str, Any], contacts_ns=()) -> Di
     return evaluated
 
 
+def jump_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any]:
+    """
+    Return the path metrics and the jumps' (result: path, states, body).
+
+    result['body']: base_link's height `z` [m] and the four wheels' `load`
+    [N] at each state. In the air: no wheel carries a load. airtime_s: the
+    time in the air; longest_flight_s; flights; peak_height_m: base_link's
+    greatest height over the ground under it in the air (0 at static ride on
+    the ground); landing_load_g: the greatest load on the wheels within
+    LANDING_WINDOW_S of a landing, in the car's weights (each at the states:
+    a control period apart).
+    """
+    evaluated = path_metrics(spec, result)
+    states, body = result['states'], result['body']
+    t = states['t']
+    z, load = body['z'][:len(t)], body['load'][:len(t)]
+    above = z - stage_surface(spec['stage']).height_at(states['x'], states['y'])
+    config = vehicle_config(spec)
+    weight = config['mass_kg'] * config['gravity_m_s2']
+    air = load == 0.0
+    dt = np.diff(t, append=t[-1])
+    runs = _runs(air)
+    landing = 0.0
+    for _, end in runs:
+        if end < len(t):
+            landed = (t >= t[end]) & (t <= t[end] + LANDING_WINDOW_S)
+            landing = max(landing, float(load[landed].max()) / weight)
+    evaluated['metrics'].update({
+        'airtime_s': float(np.sum(dt[air])),
+        'longest_flight_s': max((float(t[min(end, len(t) - 1)] - t[start])
+                                 for start, end in runs), default=0.0),
+        'flights': float(len(runs)),
+        'peak_height_m': float(above[air].max()) if air.any() else 0.0,
+        'landing_load_g': landing,
+    })
+    evaluated['series']['curves'].update({'height over the ground [m]': above,
+                                          'wheel loads [weights]': load / weight})
+    return evaluated
+
+
+def _runs(flags: np.ndarray) -> List[Tuple[int, int]]:
+    """Return each run of True in flags as (first index, index after its last)."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(int), [0]])))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+LANDING_WINDOW_S = 0.5
+"""How long after a landing its load counts as the landing's [s]."""
 METRIC_FUNCTIONS = {'path': path_metrics, 'drift': drift_metrics,
-                    'figure_eight': figure_eight_metrics}
+                    'figure_eight': figure_eight_metrics, 'jump': jump_metrics}
 """Each `metrics` kind's function: (spec, result) -> {'metrics', 'series'}."""
 
 

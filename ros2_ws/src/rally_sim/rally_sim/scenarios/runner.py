@@ -94,6 +94,9 @@ class Observer:
         self.others: List[Dict[int, bytes]] = [{} for _ in cars[1:]]   # the other cars' truth
         self.odom_fields = FieldReader(Odometry, ODOMETRY_FIELDS)
         self.slip_fields = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
+        self.height_field = FieldReader(Odometry, ['pose.pose.position.z'])
+        self.load_fields = FieldReader(WheelSlip, [f'normal_load.{i}' for i in range(4)])
+        slip = slip or spec['metrics'] == 'jump'      # (a jump's metrics read the loads)
         self.watch_slip = slip
         watched = [(Odometry, ego + 'ground_truth/odom', self.odom)] + [
             (Odometry, f'{car}/ground_truth/odom', store)
@@ -169,6 +172,11 @@ class Observer:
             rows.append(np.array([(x, y, quaternion_yaw(qx, qy, qz, qw))
                                   for x, y, qx, qy, qz, qw, *_ in fields]).reshape(-1, 3))
         return rows
+
+    def body(self, stamps: List[int]) -> Dict[str, np.ndarray]:
+        """Return base_link's height [m] and the wheels' summed load [N] at the stamps."""
+        return {'z': np.array([self.height_field.read(self.odom[s])[0] for s in stamps]),
+                'load': np.array([sum(self.load_fields.read(self.slip[s])) for s in stamps])}
 
     def position(self, stamp: int) -> List[float]:
         """Return the true x, y [m] at `stamp`."""
@@ -339,9 +347,12 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
         rclpy.try_shutdown()
     states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
     states = cut(states, lap_end(spec, path, states))
-    return {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall,
-            'contacts': list(observer.contacts),
-            'others': observer.poses(stamps[:len(states['t'])])}
+    result = {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall,
+              'contacts': list(observer.contacts),
+              'others': observer.poses(stamps[:len(states['t'])])}
+    if spec['metrics'] == 'jump':
+        result['body'] = observer.body(stamps[:len(states['t'])])
+    return result
 
 
 def plot_report(spec, result, series, path_png: str) -> None:

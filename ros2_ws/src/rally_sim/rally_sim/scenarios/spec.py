@@ -41,6 +41,9 @@ METRICS = {
               'sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s'),
     'figure_eight': ('lateral_error_rms_m', 'lateral_error_max_m', 'transitions',
                      'regain_max_s', 'sideslip_mean_deg', 'time_in_drift_s', 'mean_speed_m_s'),
+    'jump': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
+             'completion_time_s', 'off_road_time_s', 'mean_speed_m_s', 'airtime_s',
+             'longest_flight_s', 'flights', 'peak_height_m', 'landing_load_g'),
 }
 WORLD_METRICS = ('collisions', 'min_clearance_m')
 """Metrics of every scenario on a stage with walls or with opponents (scenarios/metrics.py's

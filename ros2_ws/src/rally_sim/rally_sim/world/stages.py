@@ -16,6 +16,9 @@ The stages shipped in config/stages: a path and a surface map for each.
   one: a drift that changes side at every crossing.
 - ``track``: a closed corridor of 81 m, 2.4 m between its walls, for
   1/10-scale cars (F1TENTH): tarmac, walls 0.1 m thick, at 5 cm a pixel.
+- ``jump_stage``: a gravel stadium (straights of 120 m, bends of 30 m radius)
+  with a kicker on its first straight: 1 m high, rounded over 4 m (its top's
+  radius 16 m: taken faster than 12.5 m/s, a car leaves the ground).
 
 Each stage is `<name>.yaml` (a surface map in the map_server layout, see
 rally_sim.physics.surfaces), `<name>.png` and `<name>_path.csv` (columns x, y
@@ -108,6 +111,19 @@ def _track_path() -> np.ndarray:
     return np.column_stack([x, y])
 
 
+def _stadium(straight_m: float, radius_m: float, step_m: float = 0.5) -> np.ndarray:
+    """Return a stadium's centre line, counter-clockwise from its bottom straight's start."""
+    half = 0.5 * straight_m
+    straight = np.arange(-half, half, step_m)
+    turn = np.linspace(-0.5 * math.pi, 0.5 * math.pi, int(round(math.pi * radius_m / step_m)),
+                       endpoint=False)
+    return np.vstack([
+        np.column_stack([straight, np.full_like(straight, -radius_m)]),
+        np.column_stack([half + radius_m * np.cos(turn), radius_m * np.sin(turn)]),
+        np.column_stack([-straight, np.full_like(straight, radius_m)]),
+        np.column_stack([-half - radius_m * np.cos(turn), -radius_m * np.sin(turn)])])
+
+
 def _figure_eight(radius: float) -> np.ndarray:
     """Return the right circle clockwise from the origin (heading +y), then the left one."""
     theta = np.linspace(0.0, 2.0 * math.pi, 360, endpoint=False)
@@ -136,6 +152,9 @@ STAGES = {
     'figure_eight': Stage('figure_eight', _figure_eight(15.0), [(1.0, 'gravel')],
                           beside='tarmac_dry', outside='tarmac_dry',
                           datum=(60.1699, 24.9384, 20.0)),
+    'jump_stage': Stage('jump_stage', _stadium(120.0, 30.0), [(1.0, 'gravel')], beside='grass',
+                        outside='grass', hills=((0.0, -30.0, 1.0, 4.0),),
+                        datum=(61.7849, 27.2630, 110.0)),
     'track': Stage('track', _track_path(), [(1.0, 'tarmac_dry')], beside='grass',
                    outside='grass', half_width_m=1.2, resolution_m=0.05,
                    obstacles=Obstacles(0.05, walls_m=0.1)),

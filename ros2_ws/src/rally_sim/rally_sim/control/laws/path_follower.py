@@ -10,7 +10,8 @@ from ..path_following import PathFollowing
 from ..speed import PedalSpeedController
 
 SPECS = {
-    'path_file': Spec('', 'path CSV (x, y in odom); empty: the shipped rally_stage path'),
+    'path_file': Spec('', "path CSV (x, y in odom), or a shipped stage's name (its reference "
+                      'line); empty: the shipped rally_stage path'),
     'target_speed_m_s': Spec(10.0, 'cruising speed [m/s]', 0.5, 60.0),
     'lateral_accel_limit_m_s2': Spec(2.5, 'slow down so that v^2 curvature stays below it',
                                      0.5, 20.0),

@@ -27,7 +27,7 @@ from ..command_messages import message_of
 from ..parameters import declare, ParameterError
 from ...control.laws.path_follower import PathFollowerLaw, SPECS
 from ...control.path import ClosedPath
-from ...resources import config_file
+from ...resources import path_of
 from ...world.stages import read_path
 
 
@@ -44,7 +44,7 @@ class PathFollower(Node):
         """Declare parameters, load the path, subscribe and publish."""
         super().__init__('path_follower', **kwargs)
         p = declare(self, SPECS)
-        path_file = p['path_file'] or config_file('stages/rally_stage_path.csv')
+        path_file = path_of(p['path_file'])
         try:
             path = ClosedPath(read_path(path_file))
         except (OSError, ValueError) as error:
