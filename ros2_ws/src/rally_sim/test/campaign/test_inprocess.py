@@ -43,6 +43,9 @@ CASES = {
         'odometry.position.stddev': 0.3, 'odometry.delay_s': 0.04}}),
     # the gap follower, which answers the lidar's scan: a third of a lap of the track
     'gap_follower': ('gap_follow_track', {'duration_s': 7.0, 'thresholds': {}}),
+    # the car on its springs over jump_stage's kicker: the jump's metrics from the body
+    'jump': ('jump', {'duration_s': 8.0, 'thresholds': {'airtime_s': {'min': 0.2},
+                                                        'off_road_time_s': {'max': 0.0}}}),
 }
 
 
