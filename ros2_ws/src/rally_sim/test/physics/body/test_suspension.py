@@ -552,3 +552,19 @@ def test_a_replay_of_a_car_on_springs_has_its_body_s_columns():
     travel = np.column_stack([columns[f'travel_{w}'] for w in ('fl', 'fr', 'rl', 'rr')])
     np.testing.assert_allclose(travel[-1], car.suspension_travel(), atol=1e-15)
     assert travel[-1, 1] > 0.0 > travel[-1, 0]           # turning left: the right side in bump
+
+
+@pytest.mark.parametrize('relaxed', [False, True])
+def test_a_tir_car_on_springs_takes_its_loads_from_the_tyres(relaxed):
+    keys = {f'tyres.{axle}.tir': 'pacejka_2006_205_60r15' for axle in AXLES}
+    if relaxed:
+        keys['tyre_relaxation'] = 'true'
+        for axle in AXLES:
+            keys[f'tyres.{axle}.relaxation_length_x_m'] = 0.15
+            keys[f'tyres.{axle}.relaxation_length_y_m'] = 0.4
+    config = sprung(**keys)
+    car = _corner_steadily(config)
+    loads = car.outputs[NORMAL_LOAD]
+    assert np.isfinite(car.state).all()
+    assert loads.sum() == pytest.approx(1600.0 * 9.82, rel=1e-6)
+    assert car.state[ROLL] > 0.01 and loads[1] > loads[0] and loads[3] > loads[2]
