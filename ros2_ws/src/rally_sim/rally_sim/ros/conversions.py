@@ -224,7 +224,11 @@ class OutputMessages:
                                  + [0.0, 0.0] + v.state[OMEGA:OMEGA + 4].tolist(), stamp_ns)
 
     def markers(self, stamp_ns: int) -> bytes:
-        """Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip)."""
+        """
+        Return the body box, the wheels and a tyre-force arrow per wheel (colour: slip).
+
+        A wheel in the air (no load) turns light blue (LIFTED_BLUE), else it is dark.
+        """
         if self._markers is None:
             self._markers = _marker_template(self.vehicle, self.frames)
         out = self.vehicle.outputs
@@ -237,9 +241,13 @@ class OutputMessages:
                            1.0)
         colours = np.column_stack((np.minimum(1.0, 2.0 * level),
                                    np.minimum(1.0, 2.0 * (1.0 - level))))
-        return self._markers.fill(ends.ravel(), stamp_ns, colours.ravel())
+        blues = np.where(out[NORMAL_LOAD] > 0.0, WHEEL_GREY, LIFTED_BLUE)
+        return self._markers.fill(ends.ravel(), stamp_ns,
+                                  np.concatenate((colours.ravel(), blues)))
 
 
+WHEEL_GREY, LIFTED_BLUE = 0.1, 0.9
+"""A wheel marker's red, green and blue (dark grey); its blue while the wheel is in the air."""
 WHEEL_SLIP_ROWS = ('slip_ratio', 'slip_angle', 'normal_load', 'longitudinal_force',
                    'lateral_force', 'wheel_angular_speed', 'steer_angle', 'friction_coefficient',
                    'aligning_moment', 'relaxed_slip_ratio', 'relaxed_slip_angle',
@@ -253,7 +261,8 @@ def _marker_template(vehicle: Vehicle, frames: Frames) -> SerializedMessage:
     arrows = range(5, 5 + 4)
     return SerializedMessage(
         shapes, [f'markers.{k}.points.1.{a}' for k in arrows for a in ('x', 'y')],
-        floats=[f'markers.{k}.color.{c}' for k in arrows for c in ('r', 'g')],
+        floats=[f'markers.{k}.color.{c}' for k in arrows for c in ('r', 'g')]
+        + [f'markers.{1 + i}.color.b' for i in range(4)],
         stamps=[f'markers.{k}.header.stamp' for k in range(len(shapes.markers))])
 
 
@@ -285,7 +294,7 @@ def _marker_shapes(vehicle: Vehicle, frames: Frames,
         _set_quaternion(wheel.pose.orientation, math.pi / 2.0, 0.0, 0.0)
         wheel.scale.x = wheel.scale.y = 2.0 * p.wheel_radius_m
         wheel.scale.z = 0.22
-        wheel.color.r = wheel.color.g = wheel.color.b = 0.1
+        wheel.color.r = wheel.color.g = wheel.color.b = WHEEL_GREY
         wheel.color.a = 1.0
     for i, (x, y) in enumerate(wheel_offsets(vehicle)):
         arrow = marker(5 + i, Marker.ARROW, frames.base)

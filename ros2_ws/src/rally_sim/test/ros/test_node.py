@@ -553,3 +553,28 @@ def test_a_car_on_springs_rolls_in_odometry_tf_and_imu_and_reports_its_travel(si
                        if t.child_frame_id.endswith('wheel_fr_steer'))
     radius = vehicle('volvo_v40_suspension')['wheel_radius_m']
     assert right_front.translation.z == pytest.approx(radius + travel[1], abs=1e-9)
+
+
+def test_over_jump_stage_s_kicker_the_wheels_lift_and_their_markers_say_so(simulator):
+    client = simulator(pacing='lockstep', vehicle='rwd_gravel_suspension', surface='jump_stage',
+                       initial_x=-20.0, initial_y=-30.0, initial_speed=17.0,
+                       command_timeout_s=0.0)
+    slip = Latest(client, WheelSlip, 'wheel_slip')
+    markers = Latest(client, MarkerArray, 'markers')
+    until_every_stream_has_a_message(client, {'slip': slip, 'markers': markers})
+    seen = {'air': 0, 'ground': 0}
+    for _ in range(25):                      # 2.5 s: over the kicker at about 1.2 s
+        response = client.step(100)
+        wanted = (response.sim_time.sec, response.sim_time.nanosec)
+        loads = at(client, slip, response).normal_load
+        if not client.spin_until(lambda: any(
+                (m.markers[1].header.stamp.sec, m.markers[1].header.stamp.nanosec) == wanted
+                for m in markers.messages), timeout_s=5.0):
+            continue                         # (markers at their own, lower rate)
+        shown = next(m for m in reversed(markers.messages) if (
+            m.markers[1].header.stamp.sec, m.markers[1].header.stamp.nanosec) == wanted)
+        blues = [shown.markers[1 + i].color.b for i in range(4)]
+        for load, blue in zip(loads, blues):
+            assert blue == pytest.approx(0.9 if load == 0.0 else 0.1)
+        seen['air' if max(loads) == 0.0 else 'ground'] += 1
+    assert seen['air'] >= 1 and seen['ground'] >= 5
