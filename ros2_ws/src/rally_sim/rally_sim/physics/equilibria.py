@@ -225,8 +225,9 @@ class SteadyState:
         if config['body'] != 'planar':
             raise ValueError(
                 f"vehicle '{config['name']}' has body '{config['body']}': equilibria are solved "
-                'for the planar body only so far (its loads from the exact transfer); give '
-                'the same car with body: planar')
+                'for the planar body only so far (its loads from the exact transfer): solve '
+                'them on the same car without its body: and suspension: sections (a shipped '
+                "car's planar twin is the preset without _suspension)")
         self.vehicle = vehicle
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):

@@ -568,3 +568,9 @@ def test_a_tir_car_on_springs_takes_its_loads_from_the_tyres(relaxed):
     assert np.isfinite(car.state).all()
     assert loads.sum() == pytest.approx(1600.0 * 9.82, rel=1e-6)
     assert car.state[ROLL] > 0.01 and loads[1] > loads[0] and loads[3] > loads[2]
+
+
+def test_equilibria_refuse_a_car_on_springs_and_say_where_to_solve_them():
+    from rally_sim.physics.equilibria import SteadyState
+    with pytest.raises(ValueError, match="body 'suspension'.*without its body: and suspension"):
+        SteadyState(Vehicle(sprung('rwd_gravel_suspension'), Surface.uniform('gravel')))
