@@ -88,7 +88,7 @@ BAD_FILES = {
     'empty list': ('sync_controllers: []', "'sync_controllers'", "write ['']"),
     'no vehicle': ('vehicle: nosuchcar', "'nosuchcar'", 'presets: arcade_group2'),
     'no surface': ('surface: nosuch', "'nosuch'",
-                   'a stage (figure_eight, hill_stage, rally_stage'),
+                   'a stage (figure_eight, hill_stage, jump_stage, rally_stage'),
     'no profile': ('sensors: perfect', "'perfect'", 'shipped: f1tenth, ideal, rough, typical'),
     'bad seed': ('seed: lucky', "'seed'", 'must be an integer or random'),
     'negative seed': ('seed: -4', "'seed'", 'out of range'),

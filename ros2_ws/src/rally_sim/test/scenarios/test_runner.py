@@ -151,7 +151,7 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     assert "no scenario 'nosuch'" in result.stderr
     assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_mf, '
             'drift_skid_pad_typical, drift_snow, '
-            'drift_tarmac, gap_follow_track, mppi_rally_stage') in result.stderr
+            'drift_tarmac, gap_follow_track, jump, mppi_rally_stage') in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')
     result, _ = run_scenario(scenario, tmp_path)
     assert result.returncode == 2 and "key 'vehicle': no vehicle 'nosuchcar'" in result.stderr
