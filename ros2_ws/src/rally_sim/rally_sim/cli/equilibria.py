@@ -7,7 +7,9 @@ The car's steady cornering states: `./rally equilibria` or `python -m rally_sim.
 
 Prints a table of equilibria: one at --sideslip-deg, or a family from grip
 driving (beta 0) to --to-deg (default 45 deg deep, on the drift's side of
-the turn). --json writes each one's full model state and inputs
+the turn); a car on springs has its steady roll and pitch too (REP-103:
+roll left side up, pitch nose down). --json writes each one's full model
+state (a car on springs: its body's too) and inputs
 (`python -m rally_sim.replay --initial-state FILE` starts from one);
 --plot draws steer, drive and speed against sideslip, stability marked.
 Exit status: 0 found, 1 no equilibrium (the message says which limit
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..physics import CommandError, ConfigError, load_vehicle, Surface, SURFACE_GRIP, Vehicle
 from ..physics.equilibria import DRIVER, Equilibrium, EquilibriumError, SteadyState, TORQUE
+from ..physics.model import STATE_SIZE
 from ..resources import shipped, vehicle_path
 
 DEFAULT_RADIUS_M = 15.0
@@ -87,11 +90,13 @@ def sideslips(args: argparse.Namespace) -> np.ndarray:
 def table(equilibria: List[Equilibrium]) -> str:
     """Return the equilibria as an aligned text table, a line each."""
     driver = equilibria and equilibria[0].mode == DRIVER
+    sprung = equilibria and len(equilibria[0].state) > STATE_SIZE
     head = (f"{'beta':>6} {'R':>7} {'V':>6} {'r':>6} {'steer':>6} {'omega fl  fr  rl  rr':>24}"
             f" {'T front':>8} {'T rear':>8}" + (f" {'throttle':>8} {'rpm':>5}" if driver else '')
-            + '  stability')
+            + (f" {'roll':>5} {'pitch':>5}" if sprung else '') + '  stability')
     units = (f"{'deg':>6} {'m':>7} {'m/s':>6} {'rad/s':>6} {'deg':>6} {'rad/s':>24}"
-             f" {'N m':>8} {'N m':>8}" + (f" {'':>8} {'':>5}" if driver else ''))
+             f" {'N m':>8} {'N m':>8}" + (f" {'':>8} {'':>5}" if driver else '')
+             + (f" {'deg':>5} {'deg':>5}" if sprung else ''))
     lines = [head, units]
     for e in equilibria:
         front, rear = e.axle_torque_n_m()
@@ -101,6 +106,8 @@ def table(equilibria: List[Equilibrium]) -> str:
                 f'{front:8.1f} {rear:8.1f}')
         if driver:
             line += f' {e.throttle:8.3f} {e.engine_rpm:5.0f}'
+        if sprung:
+            line += f' {math.degrees(e.roll_rad):5.2f} {math.degrees(e.pitch_rad):5.2f}'
         line += '  ' + stability(e)
         if e.limit:
             line += f'  [beyond: {e.limit.split(":")[0]}]'

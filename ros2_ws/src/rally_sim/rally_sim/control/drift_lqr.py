@@ -15,7 +15,8 @@ Four parts, after Hindiyeh & Gerdes (2014) and Goh, Goel & Gerdes (2020):
    rear wheel speed the outer loop's second input.
 3. State feedback: a discrete LQR on the linearisation at the equilibrium,
    with the front wheel spins (fast, stable) residualised and the rear
-   spins as an input; its inputs are the steer angle and the rear wheel
+   spins as an input (on springs, the body too: it rests where the car's
+   motion puts it); its inputs are the steer angle and the rear wheel
    speed, its states the body velocities, the yaw rate and:
 4. The path: the distance outside the circle and the course error (the
    velocity's direction less the circle's tangent), in the same state, so
@@ -37,11 +38,14 @@ import numpy as np
 from .angles import wrap_angle
 from .lqr import discretise, dlqr
 from ..physics import model, Surface, Vehicle
+from ..physics.body.layout import BODY_POSITIONS, SPRUNG_STATE_SIZE
 from ..physics.config import VehicleConfig
+from ..physics.continuation import jacobian
 from ..physics.drivetrain.driveline import gear_ratio
 from ..physics.drivetrain.equations import curve_torque
 from ..physics.equilibria import DRIVER, Equilibrium, EquilibriumError, SteadyState
-from ..physics.model import OMEGA, P_DRIVETRAIN, VX
+from ..physics.integrators import C_DRIVE, C_STEER, COMMAND_SIZE, IMPLICIT_EULER
+from ..physics.model import OMEGA, P_DRIVETRAIN, STEER, VX
 
 STATES = ('vx', 'vy', 'yaw_rate', 'outside_m', 'course_rad', 'outside_integral_m_s',
           'sideslip_integral_rad_s')
@@ -153,10 +157,36 @@ class DriftLqr:
         Return (A, B) of the regulator's states and inputs at an equilibrium (continuous).
 
         From document 002's derivatives (model.derivatives) by central
-        differences; the front spins residualised (their derivatives set to
-        0); the path's rows: outside' = -V course, course' = dr + dbeta' -
-        dV / R + V outside / R^2.
+        differences, the equilibrium's drive torques held; the front spins
+        residualised (their derivatives set to 0), on springs the body's
+        states too (kernel_jacobian); the path's rows: outside' = -V course,
+        course' = dr + dbeta' - dV / R + V outside / R^2.
         """
+        if self.vehicle.sprung:
+            full = self.kernel_jacobian(e)
+        else:
+            full = self.planar_jacobian(e)
+        slow, fast = [0, 1, 2], [3, 4] + list(range(7, len(full)))
+        inputs = np.column_stack([full[:, -1], full[:, 5] + full[:, 6]])   # steer, rear spin
+        a_ff = full[np.ix_(fast, fast)]
+        a_chassis = full[np.ix_(slow, slow)] - full[np.ix_(slow, fast)] @ np.linalg.solve(
+            a_ff, full[np.ix_(fast, slow)])
+        b_chassis = inputs[slow] - full[np.ix_(slow, fast)] @ np.linalg.solve(a_ff, inputs[fast])
+        vx, vy = e.state[VX], e.state[VX + 1]
+        speed, radius = math.hypot(vx, vy), self.radius_m
+        beta_row = np.array([-vy, vx, 0.0]) / speed ** 2          # dbeta / d(vx, vy, r)
+        speed_row = np.array([vx, vy, 0.0]) / speed               # dV / d(vx, vy, r)
+        a = np.zeros((5, 5))
+        b = np.zeros((5, 2))
+        a[:3, :3], b[:3] = a_chassis, b_chassis
+        a[3, 4] = -speed
+        a[4, :3] = np.array([0.0, 0.0, 1.0]) + beta_row @ a_chassis - speed_row / radius
+        a[4, 3] = speed / radius ** 2
+        b[4] = beta_row @ b_chassis
+        return a, b
+
+    def planar_jacobian(self, e: Equilibrium) -> np.ndarray:
+        """Return d(vx, vy, r, omega x4)' / d(the same, steer) at an equilibrium (7 x 8)."""
         car = self.vehicle
         z0 = e.state[VX:OMEGA + 4].copy()
         drive = np.array(e.drive_torque_n_m)
@@ -176,24 +206,40 @@ class DriftLqr:
                 steer_up += step
                 steer_down -= step
             full[:, j] = (f(up, steer_up) - f(down, steer_down)) / (2.0 * step)
-        slow, fast = [0, 1, 2], [3, 4]
-        inputs = np.column_stack([full[:, 7], full[:, 5] + full[:, 6]])   # steer, rear spin
-        a_ff = full[np.ix_(fast, fast)]
-        a_chassis = full[np.ix_(slow, slow)] - full[np.ix_(slow, fast)] @ np.linalg.solve(
-            a_ff, full[np.ix_(fast, slow)])
-        b_chassis = inputs[slow] - full[np.ix_(slow, fast)] @ np.linalg.solve(a_ff, inputs[fast])
-        vx, vy, _ = z0[:3]
-        speed, radius = math.hypot(vx, vy), self.radius_m
-        beta_row = np.array([-vy, vx, 0.0]) / speed ** 2          # dbeta / d(vx, vy, r)
-        speed_row = np.array([vx, vy, 0.0]) / speed               # dV / d(vx, vy, r)
-        a = np.zeros((5, 5))
-        b = np.zeros((5, 2))
-        a[:3, :3], b[:3] = a_chassis, b_chassis
-        a[3, 4] = -speed
-        a[4, :3] = np.array([0.0, 0.0, 1.0]) + beta_row @ a_chassis - speed_row / radius
-        a[4, 3] = speed / radius ** 2
-        b[4] = beta_row @ b_chassis
-        return a, b
+        return full
+
+    def kernel_jacobian(self, e: Equilibrium) -> np.ndarray:
+        """
+        Return the continuous Jacobian at an equilibrium from the simulator's own sub-step.
+
+        Rows and columns: vx, vy, r, the four spins (on springs, then the
+        body's 14 states); the last column the steer. From the sub-step map M
+        (central differences, the drive torques held) through the
+        integrator's inverse: implicit Euler's M = (I - h J)^-1 gives
+        J = (I - M^-1) / h and the input's column M^-1 (dz+ / du) / h
+        (another integrator: (M - I) / h, to first order). The way a body
+        on springs enters the design (planar_jacobian has no body).
+        """
+        solver, state = self.solver, e.state
+        rows = np.arange(VX, OMEGA + 4)
+        if self.vehicle.sprung:
+            rows = np.r_[rows, BODY_POSITIONS:SPRUNG_STATE_SIZE]
+        command = np.zeros(COMMAND_SIZE)
+        command[C_DRIVE:C_DRIVE + 4] = e.drive_torque_n_m
+
+        def step_map(values: np.ndarray) -> np.ndarray:
+            trial = state.copy()
+            trial[rows] = values[:-1]
+            trial[STEER] = command[C_STEER] = values[-1]
+            return solver.step_once(trial, command)[rows]
+
+        map_jacobian = jacobian(step_map, np.append(state[rows], e.steer_rad))
+        m, dz_du = map_jacobian[:, :-1], map_jacobian[:, -1:]
+        h, n = solver.h, len(rows)
+        if self.vehicle.method == IMPLICIT_EULER:
+            m_inverse = np.linalg.inv(m)
+            return np.hstack([(np.eye(n) - m_inverse) / h, m_inverse @ dz_du / h])
+        return np.hstack([(m - np.eye(n)) / h, dz_du / h])
 
     @staticmethod
     def _with_integrals(phi: np.ndarray, gamma: np.ndarray, out: np.ndarray,

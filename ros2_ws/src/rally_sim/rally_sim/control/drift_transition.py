@@ -24,6 +24,7 @@ import numpy as np
 import yaml
 
 from .drift_lqr import DriftLqr
+from ..physics.equilibria import mirror_body
 from ..physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from ..physics.vehicle import Command, DriverCommand
 
@@ -32,6 +33,8 @@ KEYS = ('vehicle', 'surface', 'radius_m', 'sideslip_deg', 'mode', 'gear')
 ROW = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'lateral_m')
 """The columns of a rollout's rows, one per control instant (canonical frame)."""
 REGAIN_DEG = 15.0
+STARTS = 3
+"""The best starting bumps the optimiser descends from (start()); the lowest end is kept."""
 """The sideslip [deg] of the new side a transition regains (drift_figure_eight: within 2 s)."""
 
 
@@ -126,7 +129,7 @@ def right_circle_state(left_state: np.ndarray, radius_m: float, arc_m: float) ->
     Canonical frame: the right circle's centre (R, 0), driven clockwise,
     reaching the origin heading +y.
     """
-    z = left_state.copy()
+    z = mirror_body(left_state)
     angle = math.pi + arc_m / radius_m           # from the centre, clockwise to pi
     z[X], z[Y] = radius_m + radius_m * math.cos(angle), radius_m * math.sin(angle)
     course = math.atan2(-math.cos(angle), math.sin(angle))
@@ -294,9 +297,9 @@ class TransitionDesign:
             columns[:, j] = (self.residuals(np.vstack([rows[:first], tail]), q) - f) / step
         return columns
 
-    def start(self) -> np.ndarray:
-        """Return the best of a few bumps of the steer (into the new circle) and wheel speed."""
-        best, cost = self.base, math.inf
+    def starts(self) -> List[np.ndarray]:
+        """Return a few bumps of the steer (into the new circle) and wheel speed, best first."""
+        tried = []
         lead = self.rollout.lead_s
         for steer_deg in (20.0, 35.0, 50.0):
             for shift in (-0.3, 0.0, 0.3):
@@ -306,14 +309,37 @@ class TransitionDesign:
                     p = self.base + np.concatenate([math.radians(steer_deg) * bump,
                                                     wheel * wheel_bump])
                     f, _, _ = self.evaluate(p)
-                    if f is not None and f @ f < cost:
-                        best, cost = p, f @ f
-        return best
+                    if f is not None:
+                        tried.append((float(f @ f), len(tried), p))
+        return [p for _, _, p in sorted(tried, key=lambda item: item[:2])] or [self.base]
 
-    def solve(self, iterations: int = 25, tolerance: float = 1e-3) -> Tuple[np.ndarray, float]:
-        """Return the knots and the cost where Levenberg-Marquardt ends."""
-        p = self.start()
+    def start(self) -> np.ndarray:
+        """Return the best of the starting bumps (starts())."""
+        return self.starts()[0]
+
+    def solve(self, iterations: int = 25, tolerance: float = 1e-3,
+              tries: int = STARTS) -> Tuple[np.ndarray, float]:
+        """
+        Return the knots and the cost where Levenberg-Marquardt ends lowest.
+
+        From each of the `tries` best starts: the cost has local minima (a
+        car on springs, whose roll must swing across, meets one from the
+        best start that a start a little later escapes).
+        """
+        starts = self.starts()[:tries]
+        best, best_cost = starts[0], math.inf
+        for p in starts:
+            p, cost = self.descend(p, iterations, tolerance)
+            if cost < best_cost:
+                best, best_cost = p, cost
+        return best, best_cost
+
+    def descend(self, p: np.ndarray, iterations: int,
+                tolerance: float) -> Tuple[np.ndarray, float]:
+        """Return the knots and the cost where Levenberg-Marquardt ends from p."""
         f, rows, states = self.evaluate(p, keep=True)
+        if f is None:
+            return p, math.inf
         damping = 1e-2
         for _ in range(iterations):
             jac = self.jacobian(p, rows, states)

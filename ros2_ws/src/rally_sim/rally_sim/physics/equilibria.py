@@ -25,6 +25,12 @@ exact for a linear model). A coupling that holds two speeds together (the
 clutch, a locked differential) removes a direction in one step (mu about 0):
 those are constraints, not modes, and are left out.
 
+A car on springs (body: suspension) rests on them in an equilibrium: its
+body's positions are where its accelerations vanish under the car's steady
+motion (its rates 0), solved inside every evaluation (settle), so the
+equations and the unknowns are the planar car's, the loads the tyres' at
+the steady roll and pitch; its stability has the body's modes too.
+
 Sign conventions are REP-103's: a positive radius turns left (counter-
 clockwise, r > 0), where a drift has negative sideslip (the nose inside the
 circle, the velocity to the car's right).
@@ -37,6 +43,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .body.layout import (
+    BODY_DOF, BODY_POSITIONS, BODY_RATES, PITCH, ROLL, ROLL_RATE, SPRUNG_STATE_SIZE, WHEEL_VZ,
+    WHEEL_Z)
 from .continuation import jacobian
 from .drivetrain.driveline import gear_ratio
 from .drivetrain.equations import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
@@ -47,11 +56,15 @@ from .integrators import (
 from .model import (
     ENGINE, FOUR_WHEEL, GEAR, MF_COLD_PASSES, OMEGA, P_DRIVETRAIN, P_LOAD_PASSES, P_MODEL,
     P_RELAX, STATE_SIZE, STEER, VX, VY, X, YAW, YAW_RATE)
-from .vehicle import Vehicle
+from .vehicle import state_size, Vehicle
 
 STATE_NAMES = ('x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'omega_fl', 'omega_fr', 'omega_rl',
                'omega_rr', 'steer', 'engine', 'gear', 'shift_left')
 """The model's state entries (model.py's layout), as an equilibrium's JSON names them."""
+BODY_STATE_NAMES = ('heave', 'roll', 'pitch', 'wheel_z_fl', 'wheel_z_fr', 'wheel_z_rl',
+                    'wheel_z_rr', 'heave_rate', 'roll_rate', 'pitch_rate', 'wheel_vz_fl',
+                    'wheel_vz_fr', 'wheel_vz_rl', 'wheel_vz_rr')
+"""A car on springs' further entries (body/layout.py), after STATE_NAMES."""
 TORQUE, DRIVER = 'torque', 'driver'
 RESIDUAL_TOLERANCE = 1e-10
 """Newton stops when every scaled derivative is below this (the target is 1e-9)."""
@@ -62,6 +75,9 @@ a mode decaying that fast (faster than 99 / h) is beyond what a step of h resolv
 MAX_ITERATIONS = 40
 SOLVED = 1e-9
 """The largest scaled derivative an equilibrium may leave."""
+BODY_TOLERANCE = 1e-11
+"""A body on springs is settled when its accelerations are below this share of g."""
+BODY_ITERATIONS = 30
 
 
 class EquilibriumError(ValueError):
@@ -90,7 +106,8 @@ class Equilibrium:
     gear: Optional[int]
     engine_rpm: Optional[float]
     state: np.ndarray
-    """The model's full state (STATE_NAMES), on a circle centred at the origin."""
+    """The model's full state (STATE_NAMES, and BODY_STATE_NAMES on springs), on a circle
+    centred at the origin."""
     residual: float
     """The largest derivative at the solution, each over its scale (derivative_scales)."""
     eigenvalues: np.ndarray = field(default_factory=lambda: np.zeros(0, complex))
@@ -102,6 +119,10 @@ class Equilibrium:
     """Which of the car's limits the equilibrium needs more than ('' when none)."""
     unknowns: np.ndarray = field(default=None, repr=False)
     """The solver's unknowns, to continue a family from."""
+    roll_rad: float = 0.0
+    pitch_rad: float = 0.0
+    """The body's steady roll (left side up positive) and pitch (nose down positive) on its
+    springs; 0 for the planar body."""
 
     @property
     def unstable(self) -> np.ndarray:
@@ -129,7 +150,9 @@ class Equilibrium:
             'radius_m': self.radius_m, 'speed_m_s': self.speed_m_s,
             'sideslip_rad': self.sideslip_rad, 'sideslip_deg': math.degrees(self.sideslip_rad),
             'yaw_rate_rad_s': self.yaw_rate_rad_s,
-            'state': dict(zip(STATE_NAMES, (float(v) for v in self.state))),
+            'roll_rad': self.roll_rad, 'roll_deg': math.degrees(self.roll_rad),
+            'pitch_rad': self.pitch_rad, 'pitch_deg': math.degrees(self.pitch_rad),
+            'state': dict(zip(STATE_NAMES + BODY_STATE_NAMES, (float(v) for v in self.state))),
             'inputs': inputs,
             'drive_torque_n_m': list(self.drive_torque_n_m),
             'engine_rpm': self.engine_rpm,
@@ -148,8 +171,9 @@ def read_equilibrium(path: str) -> dict:
     Return one equilibrium of a JSON file (`./rally equilibria --json`): its state, its inputs.
 
     PATH or PATH#K (the K-th of a family, from 0). The result has 'state'
-    (STATE_SIZE floats) and 'inputs' (mode, steer_rad, and throttle and gear
-    or drive_torque_n_m). ValueError names the file and the field.
+    (STATE_SIZE floats, or SPRUNG_STATE_SIZE from a car on springs) and
+    'inputs' (mode, steer_rad, and throttle and gear or drive_torque_n_m).
+    ValueError names the file and the field.
     """
     name, _, index = path.partition('#')
     try:
@@ -173,7 +197,8 @@ def read_equilibrium(path: str) -> dict:
     state = item.get('state') if isinstance(item, dict) else None
     if not isinstance(state, dict):
         raise ValueError(f'{field_name}.state: a mapping of {", ".join(STATE_NAMES)} is needed')
-    values = [_finite_field(f'{field_name}.state.{key}', state.get(key)) for key in STATE_NAMES]
+    names = STATE_NAMES + (BODY_STATE_NAMES if BODY_STATE_NAMES[0] in state else ())
+    values = [_finite_field(f'{field_name}.state.{key}', state.get(key)) for key in names]
     inputs = item.get('inputs')
     if not isinstance(inputs, dict) or inputs.get('mode') not in (TORQUE, DRIVER):
         raise ValueError(f"{field_name}.inputs: a mapping with mode 'torque' or 'driver' "
@@ -194,6 +219,23 @@ def read_equilibrium(path: str) -> dict:
             _finite_field(f'{field_name}.inputs.drive_torque_n_m[{i}]', t)
             for i, t in enumerate(torques)]
     return {'state': np.array(values), 'inputs': checked}
+
+
+def mirror_body(state: np.ndarray) -> np.ndarray:
+    """
+    Return a copy of a state with its body mirrored left to right (a right-hand turn's).
+
+    Roll and its rate change sign, each axle's wheels swap heights and rates;
+    heave and pitch stay. A planar state (STATE_SIZE) is copied unchanged.
+    """
+    mirrored = np.array(state, dtype=float)
+    if len(mirrored) == STATE_SIZE:
+        return mirrored
+    swap = [1, 0, 3, 2]
+    mirrored[[ROLL, ROLL_RATE]] *= -1.0
+    mirrored[WHEEL_Z:WHEEL_Z + 4] = state[WHEEL_Z:WHEEL_Z + 4][swap]
+    mirrored[WHEEL_VZ:WHEEL_VZ + 4] = state[WHEEL_VZ:WHEEL_VZ + 4][swap]
+    return mirrored
 
 
 def _finite_field(name: str, value) -> float:
@@ -222,13 +264,13 @@ class SteadyState:
                 f"vehicle '{config['name']}' uses the {config['model']} model: equilibria need "
                 "the four_wheel model's tyre slip and wheel spin (its drift is a state of "
                 'slipping, spinning tyres, which this model has not)')
-        if config['body'] != 'planar':
-            raise ValueError(
-                f"vehicle '{config['name']}' has body '{config['body']}': equilibria are solved "
-                'for the planar body only so far (its loads from the exact transfer): solve '
-                'them on the same car without its body: and suspension: sections (a shipped '
-                "car's planar twin is the preset without _suspension)")
         self.vehicle = vehicle
+        self.size = state_size(config)
+        self.sprung = self.size == SPRUNG_STATE_SIZE
+        self._body = None
+        """On springs: the body's positions last settled (where the next settle starts), and
+        the Jacobian of its accelerations there (kept while it serves)."""
+        self._body_jacobian = None
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):
             raise ValueError(f"mode '{self.mode}' must be 'torque' or 'driver'")
@@ -272,8 +314,12 @@ class SteadyState:
 
     def state_of(self, curvature: float, speed_m_s: float, sideslip_rad: float,
                  unknowns: np.ndarray) -> np.ndarray:
-        """Return the model state for a circle (1 / radius) and the unknowns, centred at 0, 0."""
-        state = np.zeros(STATE_SIZE)
+        """
+        Return the model state for a circle (1 / radius) and the unknowns, centred at 0, 0.
+
+        On springs the body's entries are 0 (not placed): settle() puts it.
+        """
+        state = np.zeros(self.size)
         if curvature != 0.0:
             state[X] = 1.0 / curvature
         state[YAW] = math.copysign(math.pi / 2.0, curvature) - sideslip_rad
@@ -310,14 +356,69 @@ class SteadyState:
                 v.map_arrays[1], w.vectors, w.wheel, w.matrices, w.ints, self._outputs)
         return new
 
-    def dynamic_rows(self) -> np.ndarray:
-        """Return the indices of the dynamic states: velocities, spins (and the engine)."""
-        rows = list(range(VX, OMEGA + 4))
-        return np.array(rows + [ENGINE] if self.mode == DRIVER else rows)
+    def settle(self, state: np.ndarray, command: np.ndarray) -> bool:
+        """
+        On springs: put the body where it rests under the state's motion; False if it cannot.
+
+        Its positions (heave, roll, pitch, wheel heights) solve the body's
+        accelerations = 0 with its rates 0, the planar states and the
+        inputs held: Newton's method on the kernel's own sub-step (the
+        rates after one step of h from rest, over h), from the last settled
+        positions (the first time: the static ride the kernel places the
+        body at), its Jacobian kept while each step shrinks the
+        accelerations tenfold. The planar body: nothing to do (True).
+        """
+        if not self.sprung:
+            return True
+        positions = slice(BODY_POSITIONS, BODY_POSITIONS + BODY_DOF)
+        rates = slice(BODY_RATES, BODY_RATES + BODY_DOF)
+        trial = state.copy()
+
+        def accelerations(q: np.ndarray) -> np.ndarray:
+            trial[positions] = q
+            trial[rates] = 0.0
+            return self.step_once(trial, command)[rates] / self.h
+
+        if self._body is None:
+            trial[BODY_POSITIONS:] = 0.0            # the kernel places it at static ride
+            self._body = self.step_once(trial, command)[positions]
+        q = self._body.copy()
+        a = accelerations(q)
+        norm = float(np.max(np.abs(a)))
+        tolerance = BODY_TOLERANCE * self.vehicle.params.gravity_m_s2
+        fresh = False
+        for _ in range(BODY_ITERATIONS):
+            if not math.isfinite(norm) or norm < tolerance:
+                break
+            if self._body_jacobian is None:
+                self._body_jacobian, fresh = jacobian(accelerations, q), True
+            try:
+                q_new = q - np.linalg.solve(self._body_jacobian, a)
+            except np.linalg.LinAlgError:
+                return False
+            a_new = accelerations(q_new)
+            norm_new = float(np.max(np.abs(a_new)))
+            if not norm_new < 0.1 * norm and not fresh:
+                self._body_jacobian = None          # stale: compute it here and try again
+                continue
+            q, a, norm, fresh = q_new, a_new, norm_new, False
+        if not norm < tolerance:
+            return False
+        self._body = q
+        state[positions] = q
+        state[rates] = 0.0
+        return True
+
+    def dynamic_rows(self, body: bool = True) -> np.ndarray:
+        """Return the indices of the dynamic states: velocities, spins (the engine, the body)."""
+        rows = list(range(VX, OMEGA + 4)) + ([ENGINE] if self.mode == DRIVER else [])
+        if self.sprung and body:
+            rows += list(range(BODY_POSITIONS, SPRUNG_STATE_SIZE))
+        return np.array(rows)
 
     def derivatives(self, state: np.ndarray, command: np.ndarray) -> np.ndarray:
-        """Return the dynamic states' derivatives as the simulator integrates them."""
-        rows = self.dynamic_rows()
+        """Return the planar dynamic states' derivatives as the simulator integrates them."""
+        rows = self.dynamic_rows(body=False)
         return (self.step_once(state, command)[rows] - state[rows]) / self.h
 
     def scaled(self, derivatives: np.ndarray) -> np.ndarray:
@@ -366,7 +467,10 @@ class SteadyState:
         """Return the scaled derivatives at the unknowns (zero at an equilibrium)."""
         curvature, speed = self._circle(unknowns, radius_m, speed_m_s)
         state = self.state_of(curvature, speed, sideslip_rad, unknowns)
-        return self.scaled(self.derivatives(state, self.command_of(unknowns)))
+        command = self.command_of(unknowns)
+        if not self.settle(state, command):
+            return np.full(len(unknowns), math.nan)     # no rest on its springs there
+        return self.scaled(self.derivatives(state, command))
 
     def first_guess(self, sideslip_rad: float, radius_m: float = None,
                     speed_m_s: float = None) -> np.ndarray:
@@ -510,6 +614,9 @@ class SteadyState:
         curvature, speed = self._circle(unknowns, radius_m, speed_m_s)
         state = self.state_of(curvature, speed, sideslip_rad, unknowns)
         command = self.command_of(unknowns).copy()
+        if not self.settle(state, command):
+            raise EquilibriumError(f'the body finds no rest on its springs '
+                                   f'{self.where(sideslip_rad, radius_m, speed_m_s)}')
         residual = float(np.max(np.abs(self.scaled(self.derivatives(state, command)))))
         drive = tuple(float(t) for t in self._outputs[O_DRIVE])
         eigenvalues, constraints = self.eigenvalues(state, command)
@@ -523,7 +630,9 @@ class SteadyState:
             engine_rpm=float(state[ENGINE] * RPM_PER_RAD_S) if driver else None,
             state=state, residual=residual, eigenvalues=eigenvalues, constraints=constraints,
             spin_held_eigenvalues=self.spin_held_eigenvalues(state, command),
-            limit=self._limit(unknowns, state, drive), unknowns=unknowns.copy())
+            limit=self._limit(unknowns, state, drive), unknowns=unknowns.copy(),
+            roll_rad=float(state[ROLL]) if self.sprung else 0.0,
+            pitch_rad=float(state[PITCH]) if self.sprung else 0.0)
 
     def where(self, sideslip_rad: float, radius_m: Optional[float],
               speed_m_s: Optional[float]) -> str:
@@ -626,7 +735,8 @@ class SteadyState:
         loop on the wheel speeds leaves to the outer loops. Sorted as eigenvalues().
         """
         driven = self.command_of_drive_share() > 0.0
-        keep = [k for k in range(7) if k < 3 or not driven[k - 3]]
+        keep = [k for k, row in enumerate(self.dynamic_rows()) if row != ENGINE and not (
+            OMEGA <= row < OMEGA + 4 and driven[row - OMEGA])]
         jacobian = self.step_jacobian(state, command)[np.ix_(keep, keep)]
         multipliers = np.linalg.eigvals(jacobian).astype(complex)
         kept = multipliers[np.abs(multipliers) >= CONSTRAINT_MULTIPLIER]

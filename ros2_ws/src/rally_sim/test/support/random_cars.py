@@ -67,3 +67,40 @@ def random_car(seed: int) -> Tuple[Dict, float, str]:
         tree['differential']['rear'].update(preload_n_m=100.0 * torque_scale,
                                             lock_factor=rng.uniform(0.2, 0.7))
     return tree, float(circle), MODES[int(rng.integers(2))]
+
+
+def on_springs(tree: Dict, seed: int) -> Dict:
+    """
+    Return a random car's tree on a suspension sized by the rules a user might follow.
+
+    Ride 1.5 Hz front and 1.7 Hz rear on the sprung corner; bump damping 30 %
+    and rebound 50 % of critical; unsprung masses 8 % of the corner; the
+    tyre deflected 5 % of the wheel radius at static load; bars and roll
+    centres drawn (seeded: bars up to the springs' own roll stiffness, roll centres up
+    to half the CG height); travels in proportion to the wheel.
+    """
+    rng = np.random.default_rng(1000 + seed)
+    mass, g = tree['mass_kg'], 9.81
+    lf, lr = tree['cg_to_front_axle_m'], tree['cg_to_rear_axle_m']
+    radius, cg, c = tree['wheel_radius_m'], tree['cg_height_m'], tree['half_track_m']
+    corners = (0.5 * mass * lr / (lf + lr), 0.5 * mass * lf / (lf + lr))
+    suspension = {}
+    for axle, corner, hz in zip(('front', 'rear'), corners, (1.5, 1.7)):
+        unsprung = 0.08 * corner
+        sprung = corner - unsprung
+        rate = sprung * (2.0 * math.pi * hz) ** 2
+        critical = 2.0 * math.sqrt(rate * sprung)
+        suspension[axle] = {
+            'unsprung_mass_kg': unsprung, 'spring_rate_n_m': rate,
+            'bump_damping_n_s_m': 0.3 * critical, 'rebound_damping_n_s_m': 0.5 * critical,
+            'bump_travel_m': 0.35 * radius, 'rebound_travel_m': 0.3 * radius,
+            'bump_stop_rate_n_m': 10.0 * rate, 'bump_stop_damping_n_s_m': 2.0 * critical,
+            'anti_roll_bar_n_m_rad': rng.uniform(0.0, 1.0) * 2.0 * rate * c * c,
+            'roll_centre_height_m': rng.uniform(0.0, 0.5) * cg,
+            'tyre_rate_n_m': corner * g / (0.05 * radius),
+            'tyre_damping_n_s_m': 0.02 * critical}
+    sprung_mass = mass - 2.0 * sum(s['unsprung_mass_kg'] for s in suspension.values())
+    suspension['roll_inertia_kg_m2'] = sprung_mass * (0.8 * c) ** 2
+    suspension['pitch_inertia_kg_m2'] = 0.85 * tree['yaw_inertia_kg_m2']
+    return dict(tree, name=tree['name'] + '_suspension', body='suspension',
+                suspension=suspension)
