@@ -6,9 +6,10 @@ The figure eight's crossing asks the car to swap its sideslip (+beta to
 to regulate about. The transition is planned instead, once, on the
 simulator's own compiled model: the steer angle and the rear wheel speed
 (held by drift_lqr's inner loop) on knots over a window that starts lead_s
-before the crossing, optimised (Levenberg-Marquardt on finite differences)
-so that the car stays on the two circles and ends in the left drift, where
-the left circle's LQR takes over. The frame is canonical: the crossing at
+before the crossing, optimised (Levenberg-Marquardt on finite differences,
+from the three best of a few starting bumps) so that the car stays on the
+two circles and ends in the left drift, where the left circle's LQR takes
+over. The frame is canonical: the crossing at
 the origin, the car heading +y, the right circle's centre at (R, 0), the
 left's at (-R, 0); the left-to-right transition is its mirror (x -> -x).
 

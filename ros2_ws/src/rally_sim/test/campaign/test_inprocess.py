@@ -35,6 +35,10 @@ CASES = {
     # the reference drift controller on the figure eight: the entry, then one transition
     'drift_figure_eight': ('drift_figure_eight', {'duration_s': 13.0, 'thresholds': {
         'transitions': {'min': 1}, 'regain_max_s': {'max': 2.0}}}),
+    # the same on springs: the controller node solves and plans on the car on its springs
+    'drift_figure_eight_suspension': ('drift_figure_eight_suspension', {
+        'duration_s': 13.0, 'thresholds': {'transitions': {'min': 1},
+                                           'regain_max_s': {'max': 2.0}}}),
     'follower_driver': ('path_follow_driver', {'duration_s': 4.0}),
     'mppi': ('mppi_rally_stage', {'duration_s': 1.0}),
     # path_follow_typical (typical sensors, steering dead time and lag), its profile with two
@@ -150,6 +154,18 @@ def test_the_figure_eight_passes_in_process_and_holds_cars_it_was_not_planned_on
         assert result['metrics']['transitions'] == 4
         if scale == 1.0:
             assert result['metrics']['lateral_error_rms_m'] < 0.1
+
+
+def test_the_figure_eight_on_springs_passes_in_process_with_its_own_transition():
+    """Full length: equilibria, gains and transition solved and planned on the sprung car."""
+    spec = load_scenario('drift_figure_eight_suspension')
+    spec['seed_in_use'] = 0
+    result = run_scenario(spec)
+    m = result['metrics']
+    print('drift_figure_eight_suspension:', m)
+    assert result['passed'], m
+    assert m['transitions'] == 4 and m['lateral_error_rms_m'] < 0.1
+    assert m['regain_max_s'] < 1.5
 
 
 @pytest.mark.parametrize('name', ['path_follow_arcade', 'path_follow_kinematic',

@@ -9,6 +9,7 @@ from rally_sim.control.drift_lqr import DriftDesign, DriftLqr
 from rally_sim.control.drift_transition import (
     crossing_time, load_transition, regain_s, right_circle_state, Rollout, Tracking,
     TransitionDesign)
+from rally_sim.physics.body.layout import PITCH, ROLL, WHEEL_Z
 from rally_sim.physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from rally_sim.resources import config_file
 from support.vehicles import vehicle
@@ -59,6 +60,30 @@ def test_the_shipped_plan_replays_to_what_its_file_says_it_did(planned):
     assert m['lateral_max_m'] < 0.2 and m['regain_s'] < 1.5
     beta = np.degrees(np.arctan2(rows[-1, 5], rows[-1, 4]))
     assert beta == pytest.approx(-20.0, abs=1.0)
+
+
+def test_the_plan_for_the_car_on_springs_replays_with_its_body_mirrored_at_the_start():
+    transition = load_transition(config_file(
+        'transitions/rwd_gravel_suspension_gravel_15m.yaml'))
+    d = transition.design
+    assert d['vehicle'] == 'rwd_gravel_suspension'
+    left = DriftLqr(vehicle(d['vehicle']), d['surface'], DriftDesign(
+        radius_m=d['radius_m'], sideslip_rad=math.radians(d['sideslip_deg']), mode=d['mode'],
+        gear=d['gear']))
+    e = left.target
+    z = right_circle_state(e.state, 15.0, 0.0)      # the right circle: the body leans left
+    assert z[ROLL] == -e.roll_rad < 0.0 and z[PITCH] == e.pitch_rad
+    assert z[WHEEL_Z:WHEEL_Z + 4] == pytest.approx(e.state[[WHEEL_Z + 1, WHEEL_Z,
+                                                           WHEEL_Z + 3, WHEEL_Z + 2]])
+    rollout = Rollout(left, transition.lead_s, after_s=2.0)
+    rows, states = rollout.run(transition.knot_times_s, transition.steer_rad,
+                               transition.rear_wheel_speed_rad_s, keep=True)
+    m = transition.measured
+    assert float(np.max(np.abs(rows[:, 7]))) == pytest.approx(m['lateral_max_m'], rel=1e-9)
+    assert regain_s(rows, left.target.sideslip_rad) == m['regain_s']
+    assert m['lateral_max_m'] < 0.2 and m['regain_s'] < 1.5
+    rolls = np.array([s[ROLL] for s in states])
+    assert rolls[0] < -0.01 and rolls[-1] > 0.01        # the body swung across with the slide
 
 
 def test_the_feedback_is_nothing_on_the_plan_and_answers_a_deviation(planned):

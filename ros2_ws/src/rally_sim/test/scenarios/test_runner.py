@@ -18,15 +18,15 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # test/
 BUILT_IN = sorted(name[:-len('.yaml')] for name in os.listdir(
     os.path.join(HERE, '..', 'config', 'scenarios')) if name.endswith('.yaml'))
 IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_skid_pad_mf', 'drift_figure_eight',
-                   'path_follow_arcade',
+                   'drift_figure_eight_suspension', 'path_follow_arcade',
                    'path_follow_kinematic', 'path_follow_hills', 'path_follow_driver',
                    'path_follow_typical', 'mppi_rally_stage', 'gap_follow_track',
                    'two_cars_track')
 """Built-in scenarios whose ROS runs and bags are drift_skid_pad's or path_follow's but for
 the car's surface, tyres and target, the course (the figure eight, whose first transition
-test_inprocess.py also runs as ROS), the car's model (arcade, kinematic: their nodes run in
-test_node.py) or the stage's heights (test_stage_topics.py publishes them); the driver-mode
-car's, MPPI's and path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against
+test_inprocess.py also runs as ROS, on the planar car and on springs), the car's model
+(arcade, kinematic: their nodes run in test_node.py) or the stage's heights
+(test_stage_topics.py publishes them); the driver-mode car's, MPPI's and path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against
 their in-process runs; drift_skid_pad_typical's bag has the typical profile's topics);
 and the gap followers' (test_inprocess.py runs the gap follower and two cars as ROS,
 shorter, against their in-process runs, and records the two cars' bag):
@@ -149,7 +149,8 @@ def test_a_name_that_does_not_exist_says_what_does_and_exits_2(tmp_path):
     result, _ = run_scenario('nosuch', tmp_path)
     assert result.returncode == 2 and 'Traceback' not in result.stderr
     assert "no scenario 'nosuch'" in result.stderr
-    assert ('built-in: drift_figure_eight, drift_skid_pad, drift_skid_pad_mf, '
+    assert ('built-in: drift_figure_eight, drift_figure_eight_suspension, drift_skid_pad, '
+            'drift_skid_pad_mf, '
             'drift_skid_pad_typical, drift_snow, '
             'drift_tarmac, gap_follow_track, jump, mppi_rally_stage') in result.stderr
     scenario = short_scenario(tmp_path, 'no_car', vehicle='nosuchcar')

@@ -122,8 +122,8 @@ def test_the_steady_roll_and_pitch_are_the_springs_answer_to_the_equilibrium_s_f
 
 def test_with_very_stiff_springs_the_equilibrium_is_the_planar_twin_s():
     twin = solver_for(vehicle('rwd_gravel')).solve(DRIFT_RAD, radius_m=RADIUS_M)
-    stiff = solver_for(sprung('rwd_gravel_suspension', **STIFF)).solve(DRIFT_RAD,
-                                                                         radius_m=RADIUS_M)
+    stiff_car = sprung('rwd_gravel_suspension', **STIFF)
+    stiff = solver_for(stiff_car).solve(DRIFT_RAD, radius_m=RADIUS_M)
     assert abs(math.degrees(stiff.roll_rad)) < 0.01
     assert stiff.speed_m_s == pytest.approx(twin.speed_m_s, rel=1e-3)
     assert stiff.steer_rad == pytest.approx(twin.steer_rad, rel=2e-3)
