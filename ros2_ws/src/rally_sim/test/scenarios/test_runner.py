@@ -26,8 +26,9 @@ IN_PROCESS_ONLY = ('drift_snow', 'drift_tarmac', 'drift_skid_pad_mf', 'drift_fig
 the car's surface, tyres and target, the course (the figure eight, whose first transition
 test_inprocess.py also runs as ROS, on the planar car and on springs), the car's model
 (arcade, kinematic: their nodes run in test_node.py) or the stage's heights
-(test_stage_topics.py publishes them); the driver-mode car's, MPPI's and path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against
-their in-process runs; drift_skid_pad_typical's bag has the typical profile's topics);
+(test_stage_topics.py publishes them); the driver-mode car's, MPPI's and
+path_follow_typical's (test_inprocess.py runs them as ROS, shorter, against their
+in-process runs; drift_skid_pad_typical's bag has the typical profile's topics);
 and the gap followers' (test_inprocess.py runs the gap follower and two cars as ROS,
 shorter, against their in-process runs, and records the two cars' bag):
 test/campaign/test_inprocess.py runs them in-process, full length, and the README's block
