@@ -62,3 +62,30 @@ def test_a_limit_exits_1_and_bad_input_exits_2_with_the_reason():
     assert tight.returncode == 2 and 'at least the wheelbase' in tight.stderr
     kinematic = rally_equilibria('volvo_v40_kinematic')
     assert kinematic.returncode == 2 and 'four_wheel' in kinematic.stderr
+
+
+def test_a_car_on_springs_tables_its_roll_and_the_replay_starts_its_body_at_rest(tmp_path):
+    eq = tmp_path / 'eq.json'
+    done = rally_equilibria('rwd_gravel_suspension', '--surface', 'gravel', '--sideslip-deg',
+                            '-25', '--gear', '2', '--json', str(eq))
+    assert done.returncode == 0, done.stderr
+    head, _, row = done.stdout.splitlines()[1:4]
+    assert head.split()[-3:] == ['roll', 'pitch', 'stability']
+    roll_deg, pitch_deg = (float(v) for v in row.split()[13:15])
+    data = json.loads(eq.read_text())
+    e = data['equilibria'][0]
+    assert (roll_deg, pitch_deg) == pytest.approx((e['roll_deg'], e['pitch_deg']), abs=0.006)
+    assert 1.0 < roll_deg < 3.0 and pitch_deg < 0.0       # leaning out, the nose lifted
+    assert e['state']['roll'] == e['roll_rad'] and e['state']['roll_rate'] == 0.0
+    out = tmp_path / 'held.csv'
+    held = subprocess.run([sys.executable, '-m', 'rally_sim.replay', '--vehicle',
+                           'rwd_gravel_suspension', '--surface', 'gravel', '--initial-state',
+                           str(eq), '--duration', '0.5', '--output', str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert held.returncode == 0, held.stderr
+    with open(out, newline='') as stream:
+        table = list(csv.DictReader(stream))
+    for row in (table[0], table[-1]):
+        assert float(row['roll']) == pytest.approx(e['roll_rad'], rel=1e-6)
+        assert float(row['pitch']) == pytest.approx(e['pitch_rad'], rel=1e-6)
+        assert float(row['vy']) == pytest.approx(e['state']['vy'], rel=1e-6)
