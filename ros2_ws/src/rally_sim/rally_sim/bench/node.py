@@ -41,6 +41,8 @@ OUTPUTS = {'/tf': TFMessage, 'wheel_slip': WheelSlip, 'joint_states': JointState
            'markers': MarkerArray, '/clock': Clock, 'ground_truth/odom': Odometry,
            'wheel_encoders': JointState, 'steering_angle': JointState, 'gnss/fix': NavSatFix}
 """Every output but odom (which the rate measurement subscribes to)."""
+DEFAULT_VEHICLE = 'volvo_v40'
+"""The node's own default car, the one the before figures were measured on."""
 CPU_BEFORE = {'ideal': 'before sensor profiles (160689d, run beside main on 2026-11-24): 3 %, '
                        'every output of then subscribed',
               'typical': 'the target: <= 15 %'}
@@ -96,7 +98,7 @@ def cpu_share(node, process: subprocess.Popen, seconds: float, ready, start,
     return (cpu_seconds(process.pid) - cpu0) / wall, wall
 
 
-def realtime(node, seconds: float, sensors: str, vehicle: str = 'volvo_v40') -> float:
+def realtime(node, seconds: float, sensors: str, vehicle: str = DEFAULT_VEHICLE) -> float:
     """Measure rate, jitter and CPU of the node in real-time pacing; return the CPU share."""
     process = start_node('command_timeout_s:=0.0', 'initial_speed:=10.0', f'sensors:={sensors}',
                          'surface:=rally_stage', f'vehicle:={vehicle}')
@@ -112,7 +114,8 @@ def realtime(node, seconds: float, sensors: str, vehicle: str = 'volvo_v40') -> 
     print(f'  odom rate {len(gaps) / (arrivals[-1] - arrivals[0]):.1f} Hz; inter-arrival '
           f'mean {statistics.mean(gaps):.2f} ms, std {statistics.pstdev(gaps):.2f} ms, '
           f'min {min(gaps):.2f} ms, max {max(gaps):.2f} ms')
-    print(f'  node CPU {100.0 * cpu:.1f} % of one core ({CPU_BEFORE[sensors]})')
+    before = f' ({CPU_BEFORE[sensors]})' if vehicle == DEFAULT_VEHICLE else ''
+    print(f'  node CPU {100.0 * cpu:.1f} % of one core{before}')
     return cpu
 
 
