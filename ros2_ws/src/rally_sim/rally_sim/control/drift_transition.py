@@ -9,9 +9,10 @@ simulator's own compiled model: the steer angle and the rear wheel speed
 before the crossing, optimised (Levenberg-Marquardt on finite differences,
 from the three best of a few starting bumps) so that the car stays on the
 two circles and ends in the left drift, where the left circle's LQR takes
-over. The frame is canonical: the crossing at
-the origin, the car heading +y, the right circle's centre at (R, 0), the
-left's at (-R, 0); the left-to-right transition is its mirror (x -> -x).
+over. The frame is canonical: the crossing at the origin, the car heading
++y, the right circle's centre at (R, 0), the left's at (-R, 0); the
+left-to-right transition is its mirror (x -> -x). A car on springs starts
+with its body mirrored too.
 
 A design takes tens of seconds, so it is written to a file
 (python -m rally_sim.drift_transition) that the controller reads.
@@ -34,9 +35,9 @@ KEYS = ('vehicle', 'surface', 'radius_m', 'sideslip_deg', 'mode', 'gear')
 ROW = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'lateral_m')
 """The columns of a rollout's rows, one per control instant (canonical frame)."""
 REGAIN_DEG = 15.0
-STARTS = 3
-"""The best starting bumps the optimiser descends from (start()); the lowest end is kept."""
 """The sideslip [deg] of the new side a transition regains (drift_figure_eight: within 2 s)."""
+STARTS = 3
+"""The best starting bumps the optimiser descends from (starts()); the lowest end is kept."""
 
 
 @dataclass
