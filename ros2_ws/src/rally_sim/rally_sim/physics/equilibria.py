@@ -78,6 +78,9 @@ SOLVED = 1e-9
 BODY_TOLERANCE = 1e-11
 """A body on springs is settled when its accelerations are below this share of g."""
 BODY_ITERATIONS = 30
+BODY_LARGEST_ANGLE_RAD = 0.5
+"""A settled roll or pitch beyond this is no rest on the springs (the body's angles are small
+ones): the car would be on its side or its nose."""
 
 
 class EquilibriumError(ValueError):
@@ -267,9 +270,9 @@ class SteadyState:
         self.vehicle = vehicle
         self.size = state_size(config)
         self.sprung = self.size == SPRUNG_STATE_SIZE
-        self._body = None
-        """On springs: the body's positions last settled (where the next settle starts), and
-        the Jacobian of its accelerations there (kept while it serves)."""
+        self._static_body = None
+        """On springs: the body's positions at static ride (where every settle starts), and
+        the Jacobian of its accelerations (kept while it serves)."""
         self._body_jacobian = None
         self.mode = mode or (DRIVER if vehicle.has_drivetrain else TORQUE)
         if self.mode not in (TORQUE, DRIVER):
@@ -363,10 +366,13 @@ class SteadyState:
         Its positions (heave, roll, pitch, wheel heights) solve the body's
         accelerations = 0 with its rates 0, the planar states and the
         inputs held: Newton's method on the kernel's own sub-step (the
-        rates after one step of h from rest, over h), from the last settled
-        positions (the first time: the static ride the kernel places the
-        body at), its Jacobian kept while each step shrinks the
-        accelerations tenfold. The planar body: nothing to do (True).
+        rates after one step of h from rest, over h), from the static ride
+        the kernel places the body at (every time: the rest found does not
+        depend on the last one, and a start far from it, left by a wheel
+        spinning away, cannot lead to a nonsense rest), its Jacobian kept
+        while each step shrinks the accelerations tenfold. A rest rolled or
+        pitched beyond BODY_LARGEST_ANGLE_RAD is none. The planar body:
+        nothing to do (True).
         """
         if not self.sprung:
             return True
@@ -379,10 +385,10 @@ class SteadyState:
             trial[rates] = 0.0
             return self.step_once(trial, command)[rates] / self.h
 
-        if self._body is None:
-            trial[BODY_POSITIONS:] = 0.0            # the kernel places it at static ride
-            self._body = self.step_once(trial, command)[positions]
-        q = self._body.copy()
+        if self._static_body is None:       # the kernel places a car at rest at static ride
+            rest = self.step_once(np.zeros(self.size), np.zeros(COMMAND_SIZE))
+            self._static_body = rest[positions]
+        q = self._static_body.copy()
         a = accelerations(q)
         norm = float(np.max(np.abs(a)))
         tolerance = BODY_TOLERANCE * self.vehicle.params.gravity_m_s2
@@ -402,9 +408,9 @@ class SteadyState:
                 self._body_jacobian = None          # stale: compute it here and try again
                 continue
             q, a, norm, fresh = q_new, a_new, norm_new, False
-        if not norm < tolerance:
+        if not norm < tolerance or max(abs(q[ROLL - BODY_POSITIONS]),
+                                       abs(q[PITCH - BODY_POSITIONS])) > BODY_LARGEST_ANGLE_RAD:
             return False
-        self._body = q
         state[positions] = q
         state[rates] = 0.0
         return True
