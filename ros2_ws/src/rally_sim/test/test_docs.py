@@ -10,6 +10,9 @@ Each fenced block carries a marker on the line before it:
     <!-- doc-test: run with --duration S -->  bash: run as written, each ./rally run and
                                            ./rally scenario cut to S s by its own
                                            --duration option (a long run, shorter)
+    <!-- doc-test: run with RALLY_SIM_ROS_LAUNCH -->  bash: run as written in a test of its
+                                           own, which needs the ros-launch kit (the
+                                           `ros2` command line) and skips without it
     <!-- doc-test: scenario -->            YAML: a scenario file, loaded and checked
     <!-- doc-test: scenario over NAME -->  YAML: scenario keys, over shipped scenario NAME
     <!-- doc-test: campaign -->            YAML: a campaign file, expanded and checked
@@ -25,17 +28,20 @@ import re
 import subprocess
 
 import pytest
+from support import ros_launch_kit
 import yaml
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))
 DOCUMENTS = ['README.md'] + [os.path.join('docs', page) for page in (
     'ros.md', 'f1tenth.md', 'scenarios.md', 'physics.md', 'layout.md', 'user_guide.md')]
-MARKER = re.compile(r'<!-- doc-test: (run after|run with (--duration [0-9.]+)|run|'
+MARKER = re.compile(r'<!-- doc-test: (run after|run with (--duration [0-9.]+)|'
+                    r'run with RALLY_SIM_ROS_LAUNCH|run|'
                     r'scenario over (\w+)|scenario|campaign|not run: .+) -->$')
 SHORTENED = re.compile(r'^(\./rally (?:run|scenario)\b[^#]*?)(\s*#.*)?$', re.MULTILINE)
 """A command line that a --duration option shortens, and its comment."""
 BLOCK_TIMEOUT_S = 900
+KIT = 'run with RALLY_SIM_ROS_LAUNCH'
 
 
 def blocks(document: str):
@@ -71,6 +77,8 @@ def test_the_document_s_blocks_run_and_check_as_written(document, tmp_path):
             continue
         where = f'{document}:{line}'
         kind = marker.group(1)
+        if kind == KIT:
+            continue            # test_the_blocks_that_need_the_ros2_command_line
         if kind.startswith('run with') and language == 'bash':
             _run_shell(SHORTENED.sub(rf'\1 {marker.group(2)}\2', text), tmp_path, where)
         elif kind in ('run', 'run after') and language == 'bash':
@@ -81,6 +89,27 @@ def test_the_document_s_blocks_run_and_check_as_written(document, tmp_path):
             _run_python(text, namespace, tmp_path, where)
         else:
             _check_yaml(kind, marker.group(3), text, tmp_path, where)
+
+
+def kit_blocks():
+    """Return (document, line, text) of each block that needs the ros-launch kit."""
+    return [(document, line, text) for document in DOCUMENTS
+            for line, language, text, marker in blocks(document)
+            if marker is not None and marker.group(1) == KIT and language == 'bash']
+
+
+@pytest.mark.parametrize('document, line, text', kit_blocks(),
+                         ids=[f'{d}:{n}' for d, n, _ in kit_blocks()])
+@ros_launch_kit.needed()
+def test_the_blocks_that_need_the_ros2_command_line(document, line, text, tmp_path):
+    (tmp_path / 'rally').write_text(f'#!/usr/bin/env bash\nexec {ROOT}/rally "$@"\n')
+    (tmp_path / 'rally').chmod(0o755)
+    _run_shell(text, tmp_path, f'{document}:{line}')
+
+
+def test_the_ros2_command_line_blocks_are_found():
+    assert ('docs/ros.md' in {document for document, _, _ in kit_blocks()}), \
+        'docs/ros.md shows the `ros2` command line in a block marked to run with the kit'
 
 
 def _run_shell(text: str, folder, where: str) -> None:

@@ -1,9 +1,10 @@
 """
 Our launch files run for real, as `ros2 launch` runs them, and stop cleanly on Ctrl-C.
 
-The real `launch` and `launch_ros` are not on PyPI; the workspace keeps their
-unmodified source, stand-ins for robot_state_publisher and rviz2 and a runner
-in ../shared/ros-launch (beside the clone), which these tests use.
+The real `launch` and `launch_ros` are not on PyPI, and fetched code is never
+kept beside the project: these tests use the ros-launch kit named by
+RALLY_SIM_ROS_LAUNCH (their source, stand-ins for robot_state_publisher and
+rviz2, a runner; support/ros_launch_kit.py), and skip, saying why, without it.
 """
 
 import math
@@ -21,17 +22,12 @@ from rally_sim_msgs.msg import WheelSlip
 import rclpy
 from rclpy.parameter import parameter_value_to_python
 from rclpy.parameter_client import AsyncParameterClient
-from support import ros_process
+from support import ros_launch_kit, ros_process
 from tf2_msgs.msg import TFMessage
 import yaml
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROS_LAUNCH = os.environ.get('RALLY_SIM_ROS_LAUNCH') or os.path.normpath(
-    os.path.join(PACKAGE, '..', '..', '..', '..', 'shared', 'ros-launch'))
-pytestmark = pytest.mark.skipif(
-    not os.path.isfile(os.path.join(ROS_LAUNCH, 'run_launch.py')),
-    reason=f'{ROS_LAUNCH} is absent (a clone outside its workspace): launch and launch_ros '
-           'are not on PyPI, so `ros2 launch` cannot exist here without it')
+pytestmark = ros_launch_kit.needed()
 START_S = 180.0
 """Generous: the first start of a simulator may load its compiled physics under load."""
 STOP_S = 60.0
@@ -43,14 +39,9 @@ class Launch:
     def __init__(self, file: str, *arguments: str):
         """Start `run_launch.py rally_sim FILE arguments...`."""
         self.tag = uuid.uuid4().hex
-        env = ros_process.tagged_environment(self.tag)
-        env['PYTHONPATH'] = os.pathsep.join(
-            [os.path.join(ROS_LAUNCH, 'site'), os.path.join(ROS_LAUNCH, 'standins', 'python'),
-             env.get('PYTHONPATH', '')])
-        env['AMENT_PREFIX_PATH'] = os.pathsep.join(
-            [os.path.join(ROS_LAUNCH, 'standins', 'prefix'), env.get('AMENT_PREFIX_PATH', '')])
+        env = ros_launch_kit.environment(ros_process.tagged_environment(self.tag))
         self.process = subprocess.Popen(
-            [sys.executable, os.path.join(ROS_LAUNCH, 'run_launch.py'), 'rally_sim', file,
+            [sys.executable, ros_launch_kit.path('run_launch.py'), 'rally_sim', file,
              *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=env, process_group=0)
         self.output = None

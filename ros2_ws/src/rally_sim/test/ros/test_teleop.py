@@ -8,14 +8,9 @@ import sys
 
 from nav_msgs.msg import Odometry
 import pytest
-from support import ros_process
+from support import ros_launch_kit, ros_process
 
-PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TELEOP = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..', '..', 'shared', 'ros-launch',
-                                       'clients', 'teleop_twist_keyboard.py'))
-pytestmark = pytest.mark.skipif(
-    not os.path.isfile(TELEOP), reason=f'{TELEOP} is absent (a clone outside its workspace): '
-    'teleop_twist_keyboard is not on PyPI')
+pytestmark = ros_launch_kit.needed()
 
 
 def yaw_of(msg):
@@ -29,8 +24,9 @@ def test_keys_typed_at_teleop_twist_keyboard_drive_and_turn_the_car(simulator):
     client.node.create_subscription(Odometry, 'odom', odom.append, 100)
     assert client.spin_until(lambda: odom, 60.0)
     terminal, keyboard = pty.openpty()
-    teleop = subprocess.Popen([sys.executable, TELEOP], stdin=keyboard, stdout=keyboard,
-                              stderr=keyboard, env=dict(os.environ), close_fds=True)
+    teleop = subprocess.Popen(
+        [sys.executable, ros_launch_kit.path('clients', 'teleop_twist_keyboard.py')],
+        stdin=keyboard, stdout=keyboard, stderr=keyboard, env=dict(os.environ), close_fds=True)
     os.close(keyboard)
     try:
         def typed(keys):
