@@ -19,11 +19,13 @@ def share_tree(folder: str) -> list:
     return sorted(entries.items())
 
 
-# The ROS-free core (physics, replay, batch, control, gym) and what it needs, pinned
+# The ROS-free core (physics, replay, batch, control, gym, the view's server and page) and
+# what it needs, pinned
 # as in requirements/venv.txt: `pip install ros2_ws/src/rally_sim` in a plain venv
 # gives it without ROS. colcon does not install these (rosdep does, from package.xml).
 CORE_REQUIRES = ['numpy==2.2.6', 'numba==0.68.1', 'PyYAML==6.0.3', 'gymnasium==1.4.0',
-                 'matplotlib==3.11.2', 'pillow==13.0.0', 'transforms3d==0.4.2']
+                 'matplotlib==3.11.2', 'pillow==13.0.0', 'transforms3d==0.4.2',
+                 'aiohttp==3.14.5']
 # The vehicle, stage and scenario files the core reads, as package data
 # (rally_sim/data in a wheel; config/ in the source tree and the ament share folder).
 DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',
@@ -35,7 +37,7 @@ setup(
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']) + list(DATA),
     package_dir={'rally_sim.data': 'config'},
-    package_data={**DATA, 'rally_sim.ros': ['*.xml']},
+    package_data={**DATA, 'rally_sim.ros': ['*.xml'], 'rally_sim.view': ['page/*']},
     python_requires='>=3.10',
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + PACKAGE]),
@@ -55,6 +57,7 @@ setup(
             'drift_lqr_controller = rally_sim.ros.drift_lqr_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
             'gap_follower = rally_sim.ros.gap_follower:main',
+            'view_server = rally_sim.ros.view_server:main',
             'rally_sim_replay = rally_sim.replay:main',
             'rally_sim_campaign = rally_sim.campaign.__main__:main',
         ],

@@ -5,7 +5,7 @@ The layer contracts: which part of the package may import what (docs/architectur
   folder imports a higher one and the folders import each other in no circle;
 - physics imports nothing of rally_sim above it (the package root's
   constants aside);
-- physics, sensors, world, control, sim and gym import no rclpy and no
+- physics, sensors, world, control, drive, sim, gym and view import no rclpy and no
   message package, nor does the in-process engine (campaign/inprocess.py,
   its laws, the scenarios' spec and metrics);
 - every module in ros/ works with ROS: it imports rclpy or a message, or a
@@ -27,16 +27,16 @@ import sys
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'rally_sim'
-ROS_FREE = ('physics', 'sensors', 'world', 'control', 'sim', 'gym')
+ROS_FREE = ('physics', 'sensors', 'world', 'control', 'drive', 'sim', 'gym', 'view')
 IN_PROCESS = ('campaign/inprocess.py', 'campaign/compiled_loop.py', 'campaign/controllers.py',
               'scenarios/spec.py', 'scenarios/metrics.py')
 """The in-process engine's own modules (it drives the session, sim/, and the laws)."""
 LAYERS = {
     'rally_sim': 0, 'physics': 0, 'runtime': 0,
     'resources': 1, 'sensors': 1, 'world': 1,
-    'control': 2,
+    'control': 2, 'drive': 2,
     'sim': 3,
-    'gym': 4, 'scenarios': 4, 'campaign.inprocess': 4, 'campaign.compiled_loop': 4,
+    'gym': 4, 'view': 4, 'scenarios': 4, 'campaign.inprocess': 4, 'campaign.compiled_loop': 4,
     'campaign.controllers': 4,
     'ros': 5,
     'scenarios.runner': 6, 'campaign': 6, 'cli': 6,

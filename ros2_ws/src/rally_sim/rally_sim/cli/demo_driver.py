@@ -95,9 +95,9 @@ def command_at(t: float):
 class DemoDriver(Node):
     """Drives the manoeuvre on simulated time and records what the simulator says."""
 
-    def __init__(self, drive: bool):
+    def __init__(self, drive: bool, name: str = DRIVER_NODE, namespace: str = ''):
         """Subscribe to the outputs; with `drive`, publish the manoeuvre at 50 Hz sim time."""
-        super().__init__(DRIVER_NODE,
+        super().__init__(name, namespace=namespace,
                          parameter_overrides=[Parameter('use_sim_time', value=True)])
         self.torque_pub = self.create_publisher(WheelTorqueCommand, 'wheel_torque_cmd', 10)
         self.steer_pub = self.create_publisher(AckermannDriveStamped, 'ackermann_cmd', 10)

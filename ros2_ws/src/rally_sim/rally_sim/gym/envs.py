@@ -143,20 +143,34 @@ def _spaces(fleet: Fleet):
 class RallySimEnv(gymnasium.Env):
     """One car of a task; see the module's docstring and the task's for the details."""
 
-    metadata: Dict[str, Any] = {'render_modes': ['rgb_array']}
+    metadata: Dict[str, Any] = {'render_modes': ['rgb_array', 'human']}
     task_type: Type[Task] = DriveTask
 
     def __init__(self, render_mode: Optional[str] = None,
                  vehicle_overrides: Optional[Mapping[str, Any]] = None,
-                 sensors: Optional[str] = None, seed: int = 0):
-        """Load the car and the stage; render_mode None or 'rgb_array'; the rest above."""
-        if render_mode not in (None, 'rgb_array'):
-            raise ValueError(f"render_mode = {render_mode!r}; expected None or 'rgb_array'")
+                 sensors: Optional[str] = None, seed: int = 0, view_port: int = 0,
+                 open_browser: bool = True):
+        """
+        Load the car and the stage; render_mode None, 'rgb_array' or 'human'; the rest above.
+
+        'human': the car is shown live in the browser page of ./rally watch (served on
+        view_port, 0: a free one; its address is printed, and opened with open_browser),
+        each step paced to real time.
+        """
+        if render_mode not in (None, 'rgb_array', 'human'):
+            raise ValueError(f"render_mode = {render_mode!r}; expected None, 'rgb_array' or "
+                             "'human'")
         self.render_mode = render_mode
         self.fleet = Fleet(self.task_type, 1, vehicle_overrides, sensors, seed)
         self.observation_space, self.action_space = _spaces(self.fleet)
         self.metadata = dict(self.metadata, render_fps=round(1.0 / self.fleet.task.period_s))
         self._canvas = None
+        self._view = None
+        if render_mode == 'human':
+            from ..view.inprocess import LiveView
+            task = self.fleet.task
+            self._view = LiveView(self.fleet.config, Surface.load(config_file(
+                f'stages/{task.stage}.yaml')), task.reference_line(), view_port, open_browser)
 
     @property
     def observation_names(self) -> Tuple[str, ...]:
@@ -167,11 +181,16 @@ class RallySimEnv(gymnasium.Env):
         """Start a new episode (options: see the task's starts())."""
         super().reset(seed=seed)
         self.fleet.place(np.array([0]), self.np_random, options)
+        if self._view is not None:
+            self._view.reset()
+            self.render()
         return self.fleet.observe()[0], self._first(self.fleet.reset_info())
 
     def step(self, action):
         """Hold `action` for a period; return observation, reward, terminated, truncated, info."""
         reward, terminated, truncated, info = self.fleet.step(action)
+        if self._view is not None:
+            self.render()
         return (self.fleet.observe()[0], float(reward[0]), bool(terminated[0]),
                 bool(truncated[0]), self._first(info))
 
@@ -182,13 +201,24 @@ class RallySimEnv(gymnasium.Env):
                 for key, value in info.items()}
 
     def render(self):
-        """Return the stage with the car as an RGB array (render_mode 'rgb_array')."""
+        """Return the stage with the car as an RGB array ('rgb_array'); 'human': show it."""
+        if self._view is not None:
+            task = self.fleet.task
+            self._view.show(float(self.fleet.steps[0]) * task.period_s, self.fleet.states[0])
+            return None
         if self.render_mode != 'rgb_array':
             return None
         if self._canvas is None:
             task = self.fleet.task
             self._canvas = StageCanvas(task.stage, self.fleet.config, task.reference_line())
         return self._canvas.draw(self.fleet.states[:, [X, Y, YAW]])
+
+    def close(self):
+        """Stop the human render's page server, if any."""
+        if self._view is not None:
+            self._view.close()
+            self._view = None
+        super().close()
 
 
 class RallyDriveEnv(RallySimEnv):

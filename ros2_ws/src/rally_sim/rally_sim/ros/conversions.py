@@ -4,7 +4,7 @@ import math
 from typing import Dict, List, Optional
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Point, TransformStamped
+from geometry_msgs.msg import Point, Point32, PolygonStamped, TransformStamped
 import numpy as np
 from rally_sim_msgs.msg import DrivetrainState, WheelSlip
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -19,6 +19,7 @@ from ..physics import Vehicle
 from ..physics.model import (
     ALIGNING_MOMENT, FORCE_X, FORCE_Y, NORMAL_LOAD, OMEGA, RELAXED_SLIP_ANGLE,
     RELAXED_SLIP_RATIO, SLIP_ANGLE, SLIP_RATIO, STEER_ANGLE, X, Y, YAW)
+from ..world.scene import Footprint
 
 GROUND_TRUTH_VARIANCE = 1e-9
 """Variance on every diagonal element: the pose and twist are exact (ground truth)."""
@@ -70,6 +71,22 @@ def static_transforms(vehicle: Vehicle, now: Time, base_frame: str, imu_frame: s
                yaw=lidar['mount_yaw_rad'])
         transforms.append(laser)
     return TFMessage(transforms=transforms)
+
+
+def footprint_message(footprint: Footprint, base_frame: str) -> PolygonStamped:
+    """
+    Return the car's outline in base_link (the rectangle its contacts use), as Nav2 takes it.
+
+    Corners counter-clockwise from the front left; z 0 (the ground at base_link).
+    """
+    front = footprint.ahead_of_cg_m + 0.5 * footprint.length_m
+    rear = footprint.ahead_of_cg_m - 0.5 * footprint.length_m
+    side = 0.5 * footprint.width_m
+    message = PolygonStamped()
+    message.header.frame_id = base_frame
+    message.polygon.points = [Point32(x=x, y=y, z=0.0) for x, y in (
+        (front, side), (rear, side), (rear, -side), (front, -side))]
+    return message
 
 
 def joint_names(prefix: str):

@@ -1,7 +1,9 @@
 """
 The simulator node's outputs: its publishers, the state and the sensors' measurements.
 
-At each publishing instant the node publishes the truth: /clock, the wheel
+Once, latched: the car's footprint (its outline in base_link, the one its
+contacts use, as Nav2's costmaps take it) and the static frames. At each
+publishing instant the node publishes the truth: /clock, the wheel
 frames on /tf (with odom -> base_link when it carries the truth),
 odom -> base_link_ground_truth, ground_truth/odom, wheel_slip, joint_states,
 markers, trail (trail.py) and drivetrain_state. The sensors' measurements (odom, imu,
@@ -16,6 +18,7 @@ import math
 import time
 from typing import Dict, Iterable, List, Optional
 
+from geometry_msgs.msg import PolygonStamped
 from nav_msgs.msg import Odometry
 from rally_sim_msgs.msg import DrivetrainState, WheelSlip
 from rclpy.duration import Duration
@@ -32,6 +35,7 @@ from .measurements import MeasurementMessages
 from .trail import Trail
 from ..physics import Vehicle
 from ..sensors import Measurement, Sensors
+from ..world.scene import footprint_of
 
 OUTPUT_DEPTH = 1000
 """History of each output publisher: a subscriber that falls this many messages behind (a
@@ -96,6 +100,10 @@ class Outputs:
                                   for name in SENSOR_TOPICS if name in channels}
         self.odom = self.sensor_publishers.get('odometry')
         self.static = [tf_static]
+        footprint = output(PolygonStamped, 'footprint', QoSProfile(
+            depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        footprint.publish(conversions.footprint_message(footprint_of(vehicle.config),
+                                                        frames.base))
         lidar = sensors.profile.channels.get('lidar')
         tf_static.publish(conversions.static_transforms(
             vehicle, conversions.stamp(0), frames.base, frames.imu, frames.laser,

@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Tuple
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from ament_index_python.packages import get_package_share_directory
+from geometry_msgs.msg import PolygonStamped
 from mcap.writer import CompressionType, Writer
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rally_sim_msgs.msg import (
@@ -36,6 +37,7 @@ RECORDED_TOPICS = {
     'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
     'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
     'scan': LaserScan, 'map': OccupancyGrid, 'collision': Collision,
+    'footprint': PolygonStamped,
 }
 """What a run's bag holds: every topic the simulator and our controllers publish."""
 
@@ -52,7 +54,7 @@ def recorded_topics(cars) -> Dict[str, type]:
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80
-LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path', 'map'}
+LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path', 'map', 'footprint'}
 """Topics published once, transient local (relative names: in the recorder's namespace)."""
 QUEUE_DEPTH = 10000
 """Messages held per topic until the recorder's node spins: a busy recorder loses none."""
@@ -141,7 +143,8 @@ class BagRecorder:
             resolved = node.resolve_topic_name(topic)
             self.topics[resolved] = {'type': type_name(msg_class), 'channel': None, 'count': 0}
             qos = QoSProfile(depth=QUEUE_DEPTH)
-            if resolved in LATCHED_TOPICS or topic in LATCHED_TOPICS:
+            if resolved in LATCHED_TOPICS or topic in LATCHED_TOPICS \
+                    or topic.split('/', 1)[-1] in LATCHED_TOPICS:     # a car's: car1/footprint
                 qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
             node.create_subscription(msg_class, topic,
                                      lambda data, key=resolved: self._write(key, data),

@@ -1,0 +1,281 @@
+"""
+The view server node: a running simulation, shown live in a browser, and driven from it.
+
+It reads the simulator's own topics (each car's ground truth, wheel_slip,
+drivetrain_state, driver_cmd and footprint; /tf and /tf_static for the
+wheels and the lidar's mount; scan; the stage's surface, walls and path;
+/clock), hands them to the view's feed (view/feed.py), which tells the
+pages served by view/server.py what to draw. `./rally watch` and the launch
+files' view:=true start it beside any simulation; `./rally drive` starts it
+in mode drive, where the page's keyboard and gamepad drive a car through
+its command topics (driving.py). It changes nothing in the simulation
+unless it drives; a page's message is checked before anything acts on it.
+"""
+
+import secrets
+import time
+from typing import Dict, Optional
+
+from geometry_msgs.msg import PolygonStamped
+from nav_msgs.msg import OccupancyGrid, Odometry, Path
+import numpy as np
+from rally_sim_msgs.msg import DriverCommand, DrivetrainState, WheelSlip
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import LaserScan
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+from .driving import Driving
+from ..parameters import declare, ParameterError
+from ...drive import Assists, CarFacts
+from ...drive.assists import ASSIST_SPECS
+from ...drive.person import DrivenState
+from ...physics import load_vehicle
+from ...resources import vehicle_path
+from ...view.feed import Feed
+from ...view.frames import CarTrack
+from ...view.server import LOCAL_HOSTS, ViewServer
+from ...view.settings import VIEW_SPECS
+
+SPECS = VIEW_SPECS
+"""The node's parameters (its --help lists them)."""
+GROUND_TRUTH = 'ground_truth/odom'
+DISCOVERY_S = 1.0
+"""How often the graph is searched for cars and scans [wall s]."""
+STAGE_SETTLE_S = 0.3
+"""The ground is built this long after the last of the stage's messages [wall s]."""
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+GHOST_POINTS = 2000
+
+
+class ViewNode(Node):
+    """Serves the live view of a simulation; in drive mode, a person drives a car from it."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, subscribe, and start serving the page."""
+        super().__init__('view_server', **kwargs)
+        s = self.settings = declare(self, SPECS)
+        drive = s['mode'] == 'drive'
+        self.server = self._server()
+        self.feed = Feed(self.server, s['rate_hz'], s['scan_rate_hz'],
+                         driven=s['drive_car'] if drive else None)
+        self.feed.extra_for = self._driven_extra
+        self.feed.on_frame = self._new_best
+        self.topics: Dict[str, list] = {}
+        self.driving: Optional[Driving] = None
+        self.page_stats: dict = {}
+        self.ghost_s: Optional[float] = None
+        self._stage_due: Optional[float] = None
+        self._subscribe_stage()
+        self.simulator = AsyncParameterClient(self, s['simulator'])
+        self.reset_client = self.create_client(Trigger, 'reset')
+        self.create_timer(DISCOVERY_S, self._discover)
+        self._discover()
+        try:
+            self.url = self.server.start()
+        except OSError as error:
+            raise ParameterError(f"parameter 'port' = {s['port']}: cannot listen on "
+                                 f"{s['host']}:{s['port']} ({error.strerror or error})") from None
+        self.get_logger().info(f"view ({s['mode']}) at {self.url}")
+
+    def _server(self) -> ViewServer:
+        s = self.settings
+        token = s['token'] or (None if s['host'] in LOCAL_HOSTS else secrets.token_urlsafe(12))
+        return ViewServer(drive=s['mode'] == 'drive', host=s['host'], port=s['port'],
+                          token=token, watch_without_token=s['watch_without_token'],
+                          on_message=self._on_page, title=f"rally_sim {s['mode']}")
+
+    def destroy_node(self) -> None:
+        """Stop serving, then destroy the node."""
+        self.server.stop()
+        super().destroy_node()
+
+    # ---- subscriptions -------------------------------------------------------
+
+    def _subscribe_stage(self) -> None:
+        feed = self.feed
+
+        def staged(take):
+            def callback(msg) -> None:
+                take(msg)
+                self._stage_due = time.monotonic() + STAGE_SETTLE_S
+            return callback
+        self.create_subscription(MarkerArray, 'stage/surface', staged(feed.surface), LATCHED)
+        self.create_subscription(OccupancyGrid, 'map', staged(feed.grid), LATCHED)
+        self.create_subscription(Path, 'stage/path', staged(feed.reference), LATCHED)
+        self.create_subscription(TFMessage, '/tf', feed.transforms, 100)
+        self.create_subscription(TFMessage, '/tf_static', feed.transforms, QoSProfile(
+            depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.create_subscription(Clock, '/clock',
+                                 lambda msg: feed.clock_at(msg, time.monotonic()), 10)
+        self.create_timer(0.1, self._settle)
+
+    def _settle(self) -> None:
+        if self._stage_due is not None and time.monotonic() >= self._stage_due:
+            self._stage_due = None
+            self.feed.settle()
+
+    def _discover(self) -> None:
+        """Subscribe to each new car's topics and each new scan."""
+        namespace = self.get_namespace().rstrip('/') + '/'
+        wanted = [c for c in self.settings['cars'] if c] or None
+        for topic, kinds in self.get_topic_names_and_types():
+            if not topic.startswith(namespace) or topic in self.topics:
+                continue
+            relative = topic[len(namespace):]
+            if relative.endswith(GROUND_TRUTH) and 'nav_msgs/msg/Odometry' in kinds:
+                name = relative[:-len(GROUND_TRUTH)].rstrip('/')
+                if wanted is None or name in wanted:
+                    self.topics[topic] = self._subscribe_car(relative[:-len(GROUND_TRUTH)],
+                                                             name)
+            elif 'sensor_msgs/msg/LaserScan' in kinds and self.settings['scan_rate_hz'] > 0:
+                self.topics[topic] = [self.create_subscription(
+                    LaserScan, relative, lambda msg: self.feed.scan(msg, time.monotonic()), 10)]
+
+    def _subscribe_car(self, namespace: str, name: str) -> list:
+        feed = self.feed
+        feed.car(name)
+        self._ask_vehicle(name)
+        return [
+            self.create_subscription(Odometry, namespace + GROUND_TRUTH,
+                                     lambda msg: self._on_odometry(name, msg), 10),
+            self.create_subscription(WheelSlip, namespace + 'wheel_slip',
+                                     lambda msg: feed.slip(name, msg), 10),
+            self.create_subscription(DrivetrainState, namespace + 'drivetrain_state',
+                                     lambda msg: feed.drivetrain(name, msg), 10),
+            self.create_subscription(DriverCommand, namespace + 'driver_cmd',
+                                     lambda msg: feed.pedal(name, msg), 10),
+            self.create_subscription(PolygonStamped, namespace + 'footprint',
+                                     lambda msg: feed.footprint(name, msg), LATCHED)]
+
+    def _on_odometry(self, name: str, msg: Odometry) -> None:
+        if self.driving is not None and name == self.feed.driven:
+            car = self.feed.cars[name]
+            slip = car.slip.slip_ratio if car.slip is not None else (0.0,) * 4
+            v = msg.twist.twist
+            self.driving.on_state(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
+                                  msg.header.stamp,
+                                  DrivenState(v.linear.x, v.linear.y, v.angular.z, slip))
+        self.feed.odometry(name, msg, time.monotonic())
+
+    # ---- the cars' vehicles; drive mode ----------------------------------------
+
+    def _ask_vehicle(self, name: str) -> None:
+        """Learn a car's vehicle (its lock; the driven car's facts) from the simulator."""
+        given = self.settings['vehicle'] if name == self.feed.driven else ''
+        if given:
+            self._take_vehicle(name, given)
+            return
+        keys = [f'{name}.vehicle', 'vehicle'] if name else ['vehicle']
+
+        def answered(future) -> None:
+            values = [v.string_value for v in (future.result().values or [])]
+            chosen = next((v for v in values if v), '')
+            if chosen:
+                self._take_vehicle(name, chosen)
+        self.simulator.get_parameters(keys, callback=answered)
+
+    def _take_vehicle(self, name: str, vehicle: str) -> None:
+        try:
+            config = load_vehicle(vehicle_path(vehicle))
+        except ValueError as error:
+            self.get_logger().warning(f"car {name or '(the only one)'}: vehicle {vehicle!r} "
+                                      f'cannot be read here ({error})')
+            return
+        self.feed.locks_rad[name] = config['steering.max_angle_rad']
+        if name == self.feed.driven and self.driving is None:
+            self._drive(name, config)
+
+    def _drive(self, name: str, config) -> None:
+        s = self.settings
+        assists = Assists().changed({k: s[k] for k in ASSIST_SPECS})
+        namespace = f'{name}/' if name else ''
+        self.driving = Driving(self, namespace, CarFacts.of(config), assists, s['dead_zone'],
+                               s['curve'], lambda info: self.server.latch('drive', info))
+        self.driving.tell()
+        if s['ghost_file']:
+            self._ghost_from(s['ghost_file'], name)
+        self.get_logger().info(f"driving {config['name']} ({self.driving.person.car.mode} "
+                               'commands) from the page')
+
+    def _driven_extra(self, name: str) -> dict:
+        """Return the driven car's gear lever and pedals as the person works them."""
+        d = self.driving
+        if d is None or name != self.feed.driven:
+            return {}
+        p = d.person
+        info = {'gear_name': p.gear_name(), 'steer_share': p.steer_rad / max(p.car.lock_rad,
+                                                                             1e-9),
+                'throttle': p.inputs.throttle, 'brake': p.inputs.brake}
+        if d.last is not None and d.last.pedals is not None:
+            info.update(throttle=d.last.pedals.throttle, brake=d.last.pedals.brake)
+        return info
+
+    def _ghost_from(self, path: str, name: str) -> None:
+        """Race the best lap of an earlier drive (a best_lap.csv) as a ghost."""
+        try:
+            line = np.loadtxt(path, delimiter=',', skiprows=1, ndmin=2)
+            if line.shape[1] != 4 or len(line) < 2 or not np.all(np.isfinite(line)):
+                raise ValueError('a best_lap.csv has columns t, x, y, yaw and two rows or more')
+        except (OSError, ValueError) as error:
+            self.get_logger().warning(f"parameter 'ghost_file' = {path!r}: {error}; no ghost")
+            return
+        self.ghost_s = float(line[-1, 0])
+        self.server.latch('ghost', {'car': name, 'line': np.round(line, 3).tolist()})
+
+    def _new_best(self, name: str, track: CarTrack) -> None:
+        """Latch the driven car's best lap as the ghost when it beats the one raced so far."""
+        best = track.laps.best_s if track.laps is not None else None
+        if name != self.feed.driven or best is None or (
+                self.ghost_s is not None and best >= self.ghost_s):
+            return
+        self.ghost_s = best
+        line = track.laps.best_line[::max(1, len(track.laps.best_line) // GHOST_POINTS)]
+        self.server.latch('ghost', {'car': name, 'line': np.round(line, 3).tolist()})
+
+    # ---- what the page says ------------------------------------------------
+
+    def _on_page(self, client, message) -> None:
+        """Act on a checked message from a page (server thread); ValueError: refused."""
+        kind, fields = message
+        if kind == 'stats':
+            self.page_stats = dict(fields, client=client.number)
+            return
+        if kind == 'replay':
+            raise ValueError('replay: this view shows a live simulation, not a bag')
+        driving = self.driving
+        if driving is None:
+            raise ValueError(f'{kind}: no car to drive yet (its vehicle is not known)')
+        if kind == 'input':
+            driving.on_input(fields['inputs'])
+        elif kind == 'assists':
+            driving.set_assists(fields['values'])
+        elif kind == 'gamepad':
+            driving.set_gamepad(fields['dead_zone'], fields['curve'])
+        elif fields['name'] in ('gear_up', 'gear_down'):
+            driving.shift(fields['name'] == 'gear_up')
+        elif fields['name'] == 'pause':
+            self.feed.paused = not self.feed.paused
+            self.simulator.set_parameters([Parameter('sync_paused', value=self.feed.paused)])
+        else:
+            self._back_onto_path()
+
+    def _back_onto_path(self) -> None:
+        """R: the driven car onto the path's nearest point, or (no path) the simulator reset."""
+        car = self.feed.cars.get(self.feed.driven)
+        sample = car.sample() if car is not None else None
+        if sample is None:
+            return
+        track = self.feed.tracks.get(car.name)
+        if track is not None:
+            track.reset()
+        if not self.driving.back_onto(self.feed.path, sample.x, sample.y,
+                                      car.odometry.header.frame_id):
+            self.driving.person.reset()
+            self.reset_client.call_async(Trigger.Request())
