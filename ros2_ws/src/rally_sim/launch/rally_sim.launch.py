@@ -95,6 +95,7 @@ def generate_launch_description():
         DeclareLaunchArgument('namespace', default_value='',
                               description='namespace of this car (topics and frame prefix)'),
         DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
+        *view_arguments(),
         DeclareLaunchArgument('publish_clock', default_value='true',
                               description='this simulator publishes /clock (one per system)'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
@@ -167,4 +168,22 @@ def generate_launch_description():
                                                 "odom'"])],
              parameters=[{'use_sim_time': use_sim_time}],
              condition=IfCondition(LaunchConfiguration('rviz'))),
+        view_server(namespace),
     ])
+
+
+def view_arguments():
+    """Return the launch arguments of the view (a browser page: see docs/drive_and_watch.md)."""
+    return [DeclareLaunchArgument('view', default_value='false',
+                                  description='serve the live view in a browser, the page of '
+                                  './rally watch: http://localhost:<view_port>/'),
+            DeclareLaunchArgument('view_port', default_value='8765',
+                                  description='TCP port of the view, with view:=true')]
+
+
+def view_server(namespace=''):
+    """Return the view server node (watching every car of the simulation), if view:=true."""
+    return Node(package='rally_sim', executable='view_server', name='view_server',
+                namespace=namespace, output='screen',
+                parameters=[{'port': LaunchConfiguration('view_port')}],
+                condition=IfCondition(LaunchConfiguration('view')))

@@ -45,7 +45,10 @@ def nodes(context):
                 arguments=['-d', os.path.join(share, 'rviz', 'two_cars.rviz'), '-f', 'odom'],
                 parameters=[{'use_sim_time': use_sim_time}],
                 condition=IfCondition(LaunchConfiguration('rviz')))
-    return [simulator, *describers, rviz]
+    view = Node(package='rally_sim', executable='view_server', name='view_server',
+                output='screen', parameters=[{'port': LaunchConfiguration('view_port')}],
+                condition=IfCondition(LaunchConfiguration('view')))
+    return [simulator, *describers, rviz, view]
 
 
 def generate_launch_description():
@@ -53,6 +56,11 @@ def generate_launch_description():
     share = get_package_share_directory('rally_sim')
     return LaunchDescription([
         DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
+        DeclareLaunchArgument('view', default_value='false',
+                              description='serve the live view in a browser, the page of '
+                              './rally watch: http://localhost:<view_port>/'),
+        DeclareLaunchArgument('view_port', default_value='8765',
+                              description='TCP port of the view, with view:=true'),
         DeclareLaunchArgument('use_sim_time', default_value='true',
                               description="other nodes follow the simulator's /clock"),
         DeclareLaunchArgument('params_file',

@@ -314,3 +314,26 @@ def test_rally_exec_gives_the_ros2_command_line(tmp_path):
     finally:
         ros_process.stop(simulator)
     assert not ros_process.tagged_processes(tag)
+
+
+@pytest.mark.parametrize('file, arguments, cars', [
+    ('two_cars.launch.py', ['rviz:=false'], 2),
+    ('rally_sim.launch.py', ['rviz:=false', 'topic_profile:=f1tenth'], 1)])
+def test_view_true_serves_the_live_view_of_the_launched_cars(file, arguments, cars, tmp_path):
+    from support.browser import Browser, free_port, served
+    port = free_port()
+    launch = Launch(file, 'view:=true', f'view_port:={port}', *arguments)
+    browser = Browser(str(tmp_path))
+    try:
+        served(f'http://localhost:{port}/', lambda: launch.process.poll() is None, START_S)
+        browser.open(f'http://localhost:{port}/')
+        browser.wait(f"rallyView.role === 'watch' && rallyView.cars.length === {cars} && "
+                     f'rallyView.state && rallyView.state.cars.length === {cars}', START_S)
+        if 'topic_profile:=f1tenth' in arguments:       # its map and its lidar too
+            browser.wait('rallyView.world.ground !== null && '
+                         "Object.keys(rallyView.world.scans).includes('ego_racecar')", START_S)
+        assert browser.errors() == []
+    finally:
+        browser.close()
+        output = launch.interrupt()
+    assert '[view_server-' in output and 'process has died' not in output, output

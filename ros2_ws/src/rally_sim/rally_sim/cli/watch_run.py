@@ -128,10 +128,9 @@ def replay(args, stop: StopRequest) -> int:
             getattr(player, action)()
 
     def on_connect() -> None:          # the first page to look starts the replay
-        if not handler.pop('waiting', True) or args.paused:
-            return
-        player.play()
-    handler.update(replay=on_message, connect=on_connect)
+        if handler.pop('waiting', False) and not args.paused:
+            player.play()
+    handler.update(replay=on_message, connect=on_connect, waiting=True)
     stop.hold()
     server.start()
     player.start(play=False)

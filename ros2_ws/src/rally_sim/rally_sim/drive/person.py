@@ -24,7 +24,7 @@ DEFAULT_DEAD_ZONE = 0.08
 DEFAULT_CURVE = 1.5
 """A gamepad stick's dead zone (share of the axis) and steering curve (power) by default."""
 FALLBACK_TOP_SPEED_M_S = 40.0
-"""Reference 000's maxSpeed for a car whose top speed the file does not give."""
+"""Reference 000's maxSpeed for a car driven by wheel torques, at most (no power limit)."""
 GEAR_NAMES = {-1: 'R', 0: 'N'}
 
 
@@ -60,7 +60,12 @@ class CarFacts(NamedTuple):
 
 
 def top_speed_m_s(config) -> float:
-    """Return the car's top speed: at the rev limit in top gear, or where drag eats the drive."""
+    """
+    Return the car's top speed (reference 000's maxSpeed, for the speed-sensitive lock).
+
+    With a drivetrain: at the rev limit in top gear. Without (wheel torques, no
+    power limit): where drag eats the largest drive, at most FALLBACK_TOP_SPEED_M_S.
+    """
     radius = config['wheel_radius_m']
     if config['drivetrain.layout'] != 'none':
         ratio = config['gearbox.ratios'][-1] * config['gearbox.final_drive']
@@ -69,7 +74,7 @@ def top_speed_m_s(config) -> float:
     drag = config['resistance.drag_coefficient_kg_m']
     if drag <= 0.0 or drive <= 0.0:
         return FALLBACK_TOP_SPEED_M_S
-    return math.sqrt(drive / radius / drag)
+    return min(math.sqrt(drive / radius / drag), FALLBACK_TOP_SPEED_M_S)
 
 
 class DrivenState(NamedTuple):
@@ -167,6 +172,8 @@ class Person:
                 angle *= speed_factor(speed, self.car.top_speed_m_s)
         angle = counter_steer(angle, state.yaw_rate, state.vx, state.vy,
                               self.assists.counter_steer, dt_s)
+        lock = self.car.lock_rad            # a sideslip past the lock is steered to the lock
+        angle = min(max(angle, -lock), lock)
         self.keyboard.angle_rad = angle       # a switch of hands does not jump
         self.steer_rad = angle
         return angle

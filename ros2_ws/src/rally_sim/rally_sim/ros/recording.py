@@ -25,6 +25,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState, LaserScan, NavSatFix
+from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 import yaml
@@ -37,9 +38,9 @@ RECORDED_TOPICS = {
     'ground_truth/odom': Odometry, 'wheel_encoders': JointState, 'steering_angle': JointState,
     'gnss/fix': NavSatFix, 'stage/surface': MarkerArray, 'stage/path': Path, 'trail': Marker,
     'scan': LaserScan, 'map': OccupancyGrid, 'collision': Collision,
-    'footprint': PolygonStamped,
+    'footprint': PolygonStamped, 'drive_assists': String,
 }
-"""What a run's bag holds: every topic the simulator and our controllers publish."""
+"""What a run's bag holds: every topic the simulator, our controllers and the view publish."""
 
 NODE_TOPICS = {'/tf', '/tf_static', '/clock', 'stage/surface', 'stage/path', 'map', 'collision'}
 """The simulator's own topics; the others are each car's (under its name, one of several)."""
@@ -54,7 +55,8 @@ def recorded_topics(cars) -> Dict[str, type]:
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16',
               'uint16', 'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
 SEPARATOR = '=' * 80
-LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path', 'map', 'footprint'}
+LATCHED_TOPICS = {'/tf_static', 'stage/surface', 'stage/path', 'map', 'footprint',
+                  'drive_assists'}
 """Topics published once, transient local (relative names: in the recorder's namespace)."""
 QUEUE_DEPTH = 10000
 """Messages held per topic until the recorder's node spins: a busy recorder loses none."""

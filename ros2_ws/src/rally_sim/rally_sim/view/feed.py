@@ -107,6 +107,12 @@ class Feed:
             self.last_frame = now_s
             self._frame(cars, publish)
 
+    def refresh(self) -> None:
+        """Send the cars' newest states now (a replay that jumped)."""
+        cars = self.ordered()
+        if cars and cars[0].odometry is not None:
+            self._frame(cars)
+
     def slip(self, name: str, msg) -> None:
         """Take a car's wheel_slip."""
         self.car(name).slip = msg

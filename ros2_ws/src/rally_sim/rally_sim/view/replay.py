@@ -101,6 +101,7 @@ class Replay:
             self.feed.reset()
         self.t = t
         self._feed_until(t, paced=False)
+        self.feed.refresh()
 
     def _feed_until(self, t: float, paced: bool) -> None:
         end = bisect.bisect_right(self.times, t)

@@ -30,6 +30,8 @@ from ...drive.inputs import Inputs
 from ...drive.person import DrivenState, PersonCommand
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+DEPTH = 1000
+"""Commands kept for a subscriber slow to take them (a burst of lockstep states)."""
 
 
 class Driving:
@@ -42,7 +44,7 @@ class Driving:
         self.person = Person(facts, assists, dead_zone, curve)
         self.lock = threading.Lock()
         self.announce = announce
-        self.publishers = {topic: node.create_publisher(kind, namespace + topic, 10)
+        self.publishers = {topic: node.create_publisher(kind, namespace + topic, DEPTH)
                            for topic, kind in COMMAND_TYPES.items()
                            if topic == 'ackermann_cmd'
                            or topic == ('driver_cmd' if facts.gears else 'wheel_torque_cmd')}

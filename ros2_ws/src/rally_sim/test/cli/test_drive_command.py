@@ -1,0 +1,45 @@
+"""`./rally drive` as a person runs it: a page to drive from, the drive written as a run."""
+
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+
+from support import ros_process
+from support.bags import decode_with_rosbags
+from support.browser import Browser, free_port, served
+
+
+def test_a_drive_from_the_page_is_written_as_a_run_with_its_bag(tmp_path):
+    port = free_port()
+    command = [sys.executable, '-m', 'rally_sim.cli.drive', 'rwd_gravel', '--stage', 'skid_pad',
+               '--duration', '4', '--port', str(port), '--output', str(tmp_path / 'out'),
+               '--record', str(tmp_path / 'bag'), '--assist', 'automatic_gearbox']
+    drive = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=ros_process.tagged_environment(str(tmp_path)))
+    browser = Browser(str(tmp_path))
+    try:
+        served(f'http://localhost:{port}/', lambda: drive.poll() is None, 180.0)
+        browser.open(f'http://localhost:{port}/')
+        browser.wait("rallyView.role === 'drive' && rallyView.hud.drive", 120.0)
+        assert browser.value('rallyView.hud.drive.assists.automatic_gearbox') is True
+        browser.key('w', True)
+        output, _ = drive.communicate(timeout=180.0)
+    finally:
+        browser.close()
+        if drive.poll() is None:
+            drive.kill()
+    assert drive.returncode == 0, output
+    assert f'open http://localhost:{port}/' in output
+    (folder,) = glob.glob(str(tmp_path / 'out' / 'drive-*'))
+    for name in ('run.csv', 'run.png', 'laps.csv', 'simulator.log', 'view.log'):
+        assert os.path.getsize(os.path.join(folder, name)) > 0, name
+    with open(os.path.join(folder, 'run.csv'), encoding='utf-8') as stream:
+        rows = list(csv.DictReader(stream))
+    assert float(rows[-1]['t']) >= 3.9 and float(rows[-1]['vx']) > 3.0     # the throttle held
+    bag = decode_with_rosbags(tmp_path / 'bag')
+    assert any(m.throttle == 1.0 and m.gear == -2 for m in bag['/driver_cmd'])
+    (assists,) = bag['/drive_assists']                  # latched: the assists of the run
+    assert json.loads(assists.data)['assists']['automatic_gearbox'] is True
