@@ -34,7 +34,8 @@ import yaml
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))
 DOCUMENTS = ['README.md'] + [os.path.join('docs', page) for page in (
-    'ros.md', 'f1tenth.md', 'scenarios.md', 'physics.md', 'layout.md', 'user_guide.md')]
+    'ros.md', 'f1tenth.md', 'scenarios.md', 'physics.md', 'layout.md', 'user_guide.md',
+    'drive_and_watch.md')]
 MARKER = re.compile(r'<!-- doc-test: (run after|run with (--duration [0-9.]+)|'
                     r'run with RALLY_SIM_ROS_LAUNCH|run|'
                     r'scenario over (\w+)|scenario|campaign|not run: .+) -->$')

@@ -10,10 +10,12 @@ PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROSDEP_KEYS = {
     'numpy': 'python3-numpy', 'yaml': 'python3-yaml', 'transforms3d': 'python3-transforms3d',
     'matplotlib': 'python3-matplotlib', 'PIL': 'python3-pil', 'numba': 'python3-numba',
-    'llvmlite': 'python3-numba', 'gymnasium': 'python3-gymnasium-pip'}
+    'llvmlite': 'python3-numba', 'gymnasium': 'python3-gymnasium-pip',
+    'aiohttp': 'python3-aiohttp'}
 """Python modules imported under another name than their rosdep key."""
-WITHOUT_KEY = {'mcap', 'pyarrow', 'ray'}
-"""No rosdep key: package.xml says to pip install them (recording; campaigns)."""
+WITHOUT_KEY = {'mcap', 'pyarrow', 'ray', 'rosbags', 'selenium'}
+"""No rosdep key: package.xml says to pip install them (recording; campaigns; a bag in the view;
+the view's benchmark)."""
 
 
 def imported_modules() -> set:

@@ -31,7 +31,7 @@ from ..scenarios.metrics import (
     contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
     STATE_COLUMNS)
 from ..scenarios.spec import (
-    car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, stage_path_file, stage_surface,
+    car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, reference_path_file, stage_surface,
     stage_walls, vehicle_config)
 from ..sensors import load_profile
 from ..sim import Front, Session, Start
@@ -263,5 +263,5 @@ class InProcessRun(Front):
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:
     """Run a checked scenario (seed_in_use set) in-process; return metrics and verdict."""
-    path = closed_path(stage_path_file(spec['stage']))
+    path = closed_path(reference_path_file(spec))
     return InProcessRun(spec, path).run()

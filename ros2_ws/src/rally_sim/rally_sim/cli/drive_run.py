@@ -37,6 +37,7 @@ from .demo_driver import DemoDriver, start
 from .replay import write_trajectory
 from ..drive.assists import ASSIST_SPECS
 from ..drive.laps import LapTimer
+from ..drive.vehicles import as_model
 from ..physics import load_vehicle
 from ..physics.config import MODELS
 from ..resources import surface_from, vehicle_path
@@ -150,18 +151,16 @@ def free_port(host: str, preferred: int) -> int:
 
 
 def vehicle_file(args, folder: str) -> str:
-    """Return the vehicle file the simulator loads: the user's, or a copy with --model."""
+    """Return the vehicle file the simulator loads: the user's, or its car as --model."""
     path = vehicle_path(args.vehicle)
-    if not args.model:
+    if not args.model or args.model == args.config['model']:
         return path
-    with open(path, encoding='utf-8') as stream:
-        tree = yaml.safe_load(stream)
-    tree['model'] = args.model
-    name = f"{tree.get('name', 'vehicle')}_{args.model}.yaml"
-    copy = os.path.join(os.path.abspath(folder), name)
+    tree = as_model(args.config, args.model)
+    copy = os.path.join(os.path.abspath(folder), f"{tree['name']}.yaml")
     with open(copy, 'w', encoding='utf-8') as stream:
+        stream.write(f'# {args.vehicle} as the {args.model} model (./rally drive --model)\n')
         yaml.safe_dump(tree, stream, sort_keys=False)
-    load_vehicle(copy)              # refused now, with its reason, rather than in the node
+    args.config = load_vehicle(copy)    # refused now, with its reason, rather than in the node
     return copy
 
 

@@ -40,8 +40,8 @@ from .metrics import (
     state_table)
 from .spec import (
     actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
-    first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, RUNNER_NODE, ScenarioError,
-    sensor_file, SIMULATOR_NODE, stage_label, stage_path_file, vehicle_file)
+    first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, reference_path_file, RUNNER_NODE,
+    ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, vehicle_file)
 from ..control.path import ClosedPath
 from ..resources import surface_from, vehicle_path
 from ..ros.serialized import byte_order, FieldReader
@@ -281,7 +281,7 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
     import rclpy
     from rclpy.signals import SignalHandlerOptions
     stop.hold()
-    path = ClosedPath(read_path(stage_path_file(spec['stage'])))
+    path = ClosedPath(read_path(reference_path_file(spec)))
     period_ns = round(spec['control_period_s'] * 1e9)
     processes, observer = [], None
     quick_discovery(os.environ)     # the runner's participant and the two it starts

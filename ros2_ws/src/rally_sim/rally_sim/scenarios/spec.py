@@ -14,11 +14,12 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import yaml
 
+from ..control.path import ClosedPath
 from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
 from ..resources import config_file, read_shipped, surface_from, vehicle_path, walls_from
 from ..sim.intake import COMMAND_TOPICS
-from ..world.stages import circle_stage, made_stage_file, stage_named, STAGES
+from ..world.stages import circle_stage, made_stage_file, read_path, stage_named, STAGES
 
 MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
                 'driver': ['ackermann_cmd', 'driver_cmd']}
@@ -29,7 +30,7 @@ KEYS = {'name': str, 'vehicle': str, 'stage': (str, dict), 'command_mode': str, 
         'settle_s': (int, float), 'thresholds': dict}
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
             'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
-            'equilibrium': (dict, {}), 'opponents': (list, [])}
+            'equilibrium': (dict, {}), 'opponents': (list, []), 'path': (str, '')}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -131,8 +132,40 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
                                 'with min and/or max')
     _check_equilibrium(spec, path)
     _check_opponents(spec, path)
+    _check_path(spec, path)
     spec['file'] = path
     return spec
+
+
+FOLLOWER = 'rally_sim.ros.path_follower'
+
+
+def _check_path(spec: Dict[str, Any], path: str) -> None:
+    """
+    Check the scenario's own reference path (key 'path'), found beside the scenario file.
+
+    A path CSV (columns x, y; a drive's best_lap.csv is one) replaces the
+    stage's line for the metrics and the start; the example path follower
+    follows it too, unless its params name a path_file of their own.
+    """
+    if not spec['path']:
+        return
+    given = spec['path']
+    beside = os.path.join(os.path.dirname(os.path.abspath(path)), given)
+    found = given if os.path.isfile(given) else beside
+    try:
+        ClosedPath(read_path(found))
+    except (OSError, ValueError) as error:
+        raise ScenarioError(f"{path}: key 'path' = {given!r}: {error}") from None
+    spec['path'] = os.path.abspath(found)
+    controller = spec['controller']
+    if controller['command'][-1] == FOLLOWER:
+        controller.setdefault('params', {}).setdefault('path_file', spec['path'])
+
+
+def reference_path_file(spec: Dict[str, Any]) -> str:
+    """Return the path a scenario is measured on: its own (key 'path'), or its stage's."""
+    return spec['path'] or stage_path_file(spec['stage'])
 
 
 EGO = 'ego'

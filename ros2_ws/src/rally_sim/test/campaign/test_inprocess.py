@@ -16,6 +16,7 @@ from rally_sim.campaign.controllers import check_controller, module_of
 from rally_sim.campaign.inprocess import InProcessError, run_scenario
 from rally_sim.resources import config_file
 from rally_sim.scenarios.spec import load_scenario
+from rally_sim.world.stages import read_path
 from support.bags import decode_everything
 import yaml
 
@@ -257,3 +258,27 @@ def test_a_car_blind_to_the_one_ahead_runs_into_it_in_process_as_over_ros(tmp_pa
         ros['contacts'], key=lambda c: c['car'])
     assert ros['metrics']['collisions'] == 2.0 and ros['metrics']['min_clearance_m'] == 0.0
     assert not ros['thresholds']['collisions']['passed']
+
+
+def test_a_scenario_measures_and_follows_a_line_driven_by_hand(tmp_path):
+    """A drive's best_lap.csv (t, x, y, yaw) beside a scenario file: its `path`."""
+    points = read_path(config_file('stages/rally_stage_path.csv'))
+    ahead = np.roll(points, -1, axis=0) - points
+    left = np.column_stack([-ahead[:, 1], ahead[:, 0]]) / np.hypot(*ahead.T)[:, None]
+    line = points + 0.8 * left                  # a person kept 0.8 m left of the stage's line
+    t = np.arange(len(line)) * 0.1
+    np.savetxt(tmp_path / 'best_lap.csv', np.column_stack([t, line, np.zeros(len(line))]),
+               delimiter=',', header='t,x,y,yaw', comments='')
+    spec = load_scenario('path_follow')
+    spec.pop('file')
+    (tmp_path / 'mine.yaml').write_text(yaml.safe_dump(dict(spec, path='best_lap.csv')))
+    mine = load_scenario(str(tmp_path / 'mine.yaml'))
+    assert mine['path'] == str(tmp_path / 'best_lap.csv')
+    assert mine['controller']['params']['path_file'] == mine['path']      # followed, too
+    mine['seed_in_use'] = 0
+    result = run_scenario(mine)
+    assert result['passed'], result['metrics']
+    assert result['metrics']['cross_track_rms_m'] < 0.5                   # on the driven line
+    (tmp_path / 'bad.yaml').write_text(yaml.safe_dump(dict(spec, path='nowhere.csv')))
+    with pytest.raises(ValueError, match="key 'path' = 'nowhere.csv'"):
+        load_scenario(str(tmp_path / 'bad.yaml'))

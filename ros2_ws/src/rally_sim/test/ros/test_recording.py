@@ -22,10 +22,11 @@ EXPECTED = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
             '/ground_truth/odom': 'nav_msgs/msg/Odometry',
             '/stage/surface': 'visualization_msgs/msg/MarkerArray',
             '/stage/path': 'nav_msgs/msg/Path', '/trail': 'visualization_msgs/msg/Marker',
-            '/map': 'nav_msgs/msg/OccupancyGrid'}
+            '/map': 'nav_msgs/msg/OccupancyGrid', '/footprint': 'geometry_msgs/msg/PolygonStamped'}
 """What the manoeuvre demo's bag holds (rwd_gravel has a drivetrain; torque mode: nobody
 publishes driver_cmd, so the bag has no such topic; sensors ideal: no encoders, steering
-feedback or GNSS; on rally_stage: its latched stage topics and its walls' map)."""
+feedback or GNSS; on rally_stage: its latched stage topics and its walls' map; the car's
+latched footprint; no view drove it: no drive_assists)."""
 
 
 def test_full_definition_carries_every_type_used():

@@ -1,28 +1,18 @@
 """
-A real browser for the view's tests: Debian's chromium, headless, through its chromedriver.
+A real browser for the view's tests: Debian's chromium, headless (rally_sim/bench/browser.py).
 
-`./rally setup` installs both (apt) and Selenium's client (requirements/view.txt).
-The browser starts with a profile of its own in the test's folder and no
-network of its own (no update checks, no sync), and keeps the page's console
-so a test can say that the page logged no error.
+The browser starts with a profile of its own in the test's folder and keeps
+the page's console, so a test can say that the page logged no error.
 """
 
 import json
-import os
 import socket
 import time
 from typing import Callable
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from rally_sim.bench.browser import chromium
 from selenium.webdriver.common.action_chains import ActionChains
-
-CHROMIUM, CHROMEDRIVER = '/usr/bin/chromium', '/usr/bin/chromedriver'
-FLAGS = ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync',
-         '--disable-dev-shm-usage', '--window-size=1280,800')
 
 
 def served(url: str, alive: Callable[[], bool], timeout_s: float) -> None:
@@ -52,13 +42,7 @@ class Browser:
 
     def __init__(self, folder: str):
         """Start the browser with a profile in `folder`."""
-        options = Options()
-        options.binary_location = CHROMIUM
-        for flag in FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f'--user-data-dir={os.path.join(folder, "chromium")}')
-        options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
-        self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        self.driver = chromium(folder)
         self.console = []
 
     def open(self, url: str, before_load: str = '') -> None:  # noqa: A003  (a page)

@@ -14,6 +14,7 @@ const PAD = { throttle: 7, brake: 6, handbrake: 0, gear_up: 5, gear_down: 4, res
               pause: 9, camera: 8 };
 const PAD_ACTIVE = 0.05;    // a stick or trigger past this has the pad take over
 const QUANTUM = 0.005;      // analogue values are sent when they move this much
+const KEY_LOG = 20000;
 
 export class Controls {
   constructor(view) {
@@ -23,6 +24,7 @@ export class Controls {
     this.sent = null;
     this.pad = { buttons: [] };
     this.replay = null;
+    this.keyLog = [];        // each driving key's change and when (the latency benchmark's)
     window.addEventListener('keydown', (event) => this.key(event, true));
     window.addEventListener('keyup', (event) => this.key(event, false));
     window.addEventListener('blur', () => this.release());
@@ -40,7 +42,9 @@ export class Controls {
     if (driving.includes(code)) {
       if (down) this.held.add(code); else this.held.delete(code);
       this.source = 'keyboard';
-      this.sendKeys(performance.timeOrigin + event.timeStamp);
+      const when = performance.timeOrigin + event.timeStamp;
+      if (this.keyLog.length < KEY_LOG) this.keyLog.push({ code, down, t: when });
+      this.sendKeys(when);
       return;
     }
     if (!down) return;
