@@ -16,7 +16,7 @@ middleware's, whatever CDR flavour and alignment it uses.
 
 import itertools
 import struct
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
@@ -263,3 +263,33 @@ class FieldReader:
         self.unpack = struct.Struct(fmt).unpack_from
         self.order = [sorted(fields).index(offset) for offset in fields]
         self.size = len(data)
+
+
+POSE_DOUBLES = 7 + 36
+"""An Odometry's pose and its covariance, in doubles: its twist follows them."""
+
+
+def odometry_twist(data: bytes) -> Optional[Tuple[int, int, float, float, float]]:
+    """
+    Return an Odometry's stamp (sec, nanosec) and twist (vx, vy, yaw rate), read in place.
+
+    Plain CDR (encapsulation 0 or 1: XCDR1, doubles aligned to 8 from the
+    payload's start) is walked: the stamp, the two frame names' lengths, the
+    pose; anything else gives None (deserialize it instead). About 2 us
+    against rclpy's 40 us for the whole message, which a node answering every
+    state of a car reads only for these five numbers.
+    """
+    if len(data) < 16 or data[0] != 0 or data[1] not in (0, 1):
+        return None
+    order = byte_order(data)
+    sec, nanosec, length = struct.unpack_from(order + 'iII', data, 4)
+    offset = 16 + length                            # past the frame_id (payload offset + 4)
+    offset += -(offset - 4) % 4
+    (length,) = struct.unpack_from(order + 'I', data, offset)
+    offset += 4 + length                            # past the child_frame_id
+    offset += -(offset - 4) % 8
+    offset += 8 * POSE_DOUBLES
+    if offset + 48 > len(data):
+        return None
+    vx, vy, _, _, _, yaw_rate = struct.unpack_from(order + '6d', data, offset)
+    return sec, nanosec, vx, vy, yaw_rate

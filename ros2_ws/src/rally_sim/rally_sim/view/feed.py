@@ -83,6 +83,8 @@ class Feed:
         self.paused = False
         self.extra_for: Callable[[str], dict] = lambda name: {}
         self.on_frame: Callable[[str, CarTrack], None] = lambda name, track: None
+        self.before_frame: Callable[[], None] = lambda: None
+        """Called before each state is made (the view node takes its polled topics)."""
 
     # ---- the cars ------------------------------------------------------------
 
@@ -97,15 +99,25 @@ class Feed:
         return sorted(self.cars.values(), key=lambda c: (c.name != self.driven, c.name))
 
     def odometry(self, name: str, msg, now_s: float, publish: bool = True) -> None:
-        """Take a car's ground truth; with the first car's, send the pages a state."""
+        """
+        Take a car's ground truth; with the first car's, send the pages a state.
+
+        The message's fields are read only when a state is sent (a message kept
+        serialized until then is read at the pages' rate, not the simulator's).
+        """
         car = self.car(name)
         car.odometry = msg
-        if car.prefix is None:
-            car.prefix = frame_prefix(msg.child_frame_id)
         cars = self.ordered()
-        if cars[0] is car and now_s - self.last_frame >= 1.0 / self.rate_hz - 1e-3:
-            self.last_frame = now_s
-            self._frame(cars, publish)
+        if cars[0] is not car or now_s - self.last_frame < 1.0 / self.rate_hz - 1e-3 or (
+                publish and not self.server.watched()):
+            return
+        self.last_frame = now_s
+        self.before_frame()
+        self.clock_at(seconds(msg.header.stamp), now_s)
+        for each in cars:
+            if each.prefix is None and each.odometry is not None:
+                each.prefix = frame_prefix(each.odometry.child_frame_id)
+        self._frame(cars, publish)
 
     def refresh(self) -> None:
         """Send the cars' newest states now (a replay that jumped)."""
@@ -130,6 +142,12 @@ class Feed:
         self.car(name).footprint = outline_of(msg)
         self.facts_sent = []
 
+    def wheels_known(self) -> bool:
+        """Return whether every car's wheels are known (then /tf has nothing more to say)."""
+        return bool(self.cars) and all(
+            car.prefix is not None and len(self.wheels.get(car.prefix, {})) == 4
+            for car in self.cars.values())
+
     def transforms(self, msg) -> None:
         """Take /tf or /tf_static: each car's wheel centres, each lidar's mount."""
         for t in msg.transforms:
@@ -142,9 +160,9 @@ class Feed:
                 q = t.transform.rotation
                 self.lasers[child] = [v.x, v.y, 2.0 * math.atan2(q.z, q.w)]
 
-    def clock_at(self, msg, now_s: float) -> None:
-        """Take /clock: simulated time against the wall's, for the real-time factor."""
-        self.clock.append((now_s, seconds(msg.clock)))
+    def clock_at(self, t: float, now_s: float) -> None:
+        """Take simulated time t at wall time now_s (each state's), for the real-time factor."""
+        self.clock.append((now_s, t))
         while len(self.clock) > 2 and now_s - self.clock[0][0] > RTF_WINDOW_S:
             self.clock.popleft()
 
@@ -159,7 +177,7 @@ class Feed:
         """Take a LaserScan: its car by its frame, its pose from the car's and the mount."""
         frame = msg.header.frame_id
         prefix = frame_prefix(frame)
-        car = next((c for c in self.cars.values() if c.prefix == prefix), None)
+        car = next((c for c in self.cars.values() if c.prefix == prefix), None)   # seen in a state
         if car is None or car.odometry is None or self.scan_rate_hz <= 0.0 \
                 or now_s - self.scan_sent.get(frame, -math.inf) < 1.0 / self.scan_rate_hz:
             return
@@ -177,8 +195,6 @@ class Feed:
             self.odometry(name[:-len(GROUND_TRUTH)].rstrip('/'), msg, now_s, not quick)
         elif name in ('tf', 'tf_static'):
             self.transforms(msg)
-        elif name == 'clock':
-            self.clock_at(msg, now_s)
         elif hasattr(msg, 'ranges') and hasattr(msg, 'angle_increment'):
             if not quick:
                 self.scan(msg, now_s)
@@ -197,9 +213,9 @@ class Feed:
     def reset(self) -> None:
         """Forget everything (a replay seeking back starts again from its bag's start)."""
         server, rate, scan_rate, driven = self.server, self.rate_hz, self.scan_rate_hz, self.driven
-        extra_for, on_frame, version = self.extra_for, self.on_frame, self.version
+        hooks, version = (self.extra_for, self.on_frame, self.before_frame), self.version
         self.__init__(server, rate, scan_rate, driven)
-        self.extra_for, self.on_frame, self.version = extra_for, on_frame, version
+        (self.extra_for, self.on_frame, self.before_frame), self.version = hooks, version
 
     # ---- the stage -----------------------------------------------------------
 

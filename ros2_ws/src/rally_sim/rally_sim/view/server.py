@@ -175,6 +175,10 @@ class ViewServer:
         """Send `payload` to every page and to each page that connects later."""
         self._post(kind, json.dumps(dict(payload, type=kind), separators=(',', ':')), True)
 
+    def watched(self) -> bool:
+        """Return whether a page is connected (else states need not be made)."""
+        return bool(self.clients)
+
     def set_ground(self, png: Optional[bytes]) -> None:
         """Serve this picture of the ground at /ground.png."""
         self.ground_png = png
@@ -235,7 +239,8 @@ class ViewServer:
             role = None
         if role is None:
             return web.Response(status=403, text='not allowed to watch or drive this view')
-        socket = web.WebSocketResponse(max_msg_size=64 * 1024, heartbeat=10.0)
+        socket = web.WebSocketResponse(max_msg_size=64 * 1024, heartbeat=10.0,
+                                       compress=False)     # small JSON on a near link
         await socket.prepare(request)
         self._count += 1
         client = Client(self._count, role, socket)

@@ -2,9 +2,9 @@
 The view server node: a running simulation, shown live in a browser, and driven from it.
 
 It reads the simulator's own topics (each car's ground truth, wheel_slip,
-drivetrain_state, driver_cmd and footprint; /tf and /tf_static for the
-wheels and the lidar's mount; scan; the stage's surface, walls and path;
-/clock), hands them to the view's feed (view/feed.py), which tells the
+drivetrain_state, driver_cmd and footprint; /tf until every car's wheels
+are known, and /tf_static for the lidar's mount; scan; the stage's surface,
+walls and path), hands them to the view's feed (view/feed.py), which tells the
 pages served by view/server.py what to draw. `./rally watch` and the launch
 files' view:=true start it beside any simulation; `./rally drive` starts it
 in mode drive, where the page's keyboard and gamepad drive a car through
@@ -16,6 +16,7 @@ import secrets
 import time
 from typing import Dict, Optional
 
+from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PolygonStamped
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 import numpy as np
@@ -24,7 +25,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rosgraph_msgs.msg import Clock
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import LaserScan
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
@@ -32,6 +33,7 @@ from visualization_msgs.msg import MarkerArray
 
 from .driving import Driving
 from ..parameters import declare, ParameterError
+from ..serialized import odometry_twist
 from ...drive import Assists, CarFacts
 from ...drive.assists import ASSIST_SPECS
 from ...drive.person import DrivenState
@@ -54,6 +56,68 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 GHOST_POINTS = 2000
 
 
+class Serialized:
+    """
+    A message kept as it came (CDR) until a field of it is read, then deserialized once.
+
+    Each car's ground truth, wheel_slip and drivetrain_state come at the
+    simulator's rate; the pages see them at most at rate_hz: most are never
+    read (the driven car's ground truth is: the person answers each state).
+    """
+
+    __slots__ = ('_data', '_kind', '_message')
+
+    def __init__(self, data: bytes, kind: type):
+        """Keep `data`, a serialized message of type `kind`."""
+        self._data, self._kind, self._message = data, kind, None
+
+    def __getattr__(self, name: str):
+        """Return the message's field `name`."""
+        if self._message is None:
+            self._message = deserialize_message(self._data, self._kind)
+        return getattr(self._message, name)
+
+
+class Polled:
+    """
+    Topics taken when the pages need them, not as they come: each car's wheel_slip, drivetrain.
+
+    Their subscriptions are on a node of their own that no executor spins,
+    each keeping its newest message (depth 1); before each state sent to the
+    pages the newest is taken. The simulator publishes them at its rate, the
+    pages see them at theirs: a callback for each would cost the view more
+    than everything it draws.
+    """
+
+    def __init__(self, owner: Node):
+        """Make the node of the polled subscriptions beside `owner`."""
+        self.node = Node(f'{owner.get_name()}_polled', namespace=owner.get_namespace(),
+                         context=owner.context)
+        self.cars: Dict[str, list] = {}
+
+    def subscribe(self, car: str, kind: type, topic: str, take) -> object:
+        """Subscribe to `topic` for `car`; take(car, message) is given its newest."""
+        subscription = self.node.create_subscription(kind, topic, lambda data: None, 1,
+                                                     raw=True)
+        self.cars.setdefault(car, []).append((subscription, take))
+        return subscription
+
+    def take(self, car: Optional[str] = None) -> None:
+        """Take the newest message of each polled topic (of `car`, or every car's)."""
+        for name, subscriptions in self.cars.items():
+            if car is not None and name != car:
+                continue
+            for subscription, take in subscriptions:
+                newest = None
+                while True:
+                    taken = subscription.handle.take_message(subscription.msg_type, True)
+                    if taken is None:
+                        break
+                    newest = taken[0]
+                if newest is not None:
+                    take(name, Serialized(newest, subscription.msg_type))
+
+
 class ViewNode(Node):
     """Serves the live view of a simulation; in drive mode, a person drives a car from it."""
 
@@ -67,11 +131,14 @@ class ViewNode(Node):
                          driven=s['drive_car'] if drive else None)
         self.feed.extra_for = self._driven_extra
         self.feed.on_frame = self._new_best
+        self.polled = Polled(self)
+        self.feed.before_frame = self.polled.take
         self.topics: Dict[str, list] = {}
         self.driving: Optional[Driving] = None
         self.page_stats: dict = {}
         self.ghost_s: Optional[float] = None
         self._stage_due: Optional[float] = None
+        self.tf = None
         self._subscribe_stage()
         self.simulator = AsyncParameterClient(self, s['simulator'])
         self.reset_client = self.create_client(Trigger, 'reset')
@@ -94,6 +161,7 @@ class ViewNode(Node):
     def destroy_node(self) -> None:
         """Stop serving, then destroy the node."""
         self.server.stop()
+        self.polled.node.destroy_node()
         super().destroy_node()
 
     # ---- subscriptions -------------------------------------------------------
@@ -109,12 +177,26 @@ class ViewNode(Node):
         self.create_subscription(MarkerArray, 'stage/surface', staged(feed.surface), LATCHED)
         self.create_subscription(OccupancyGrid, 'map', staged(feed.grid), LATCHED)
         self.create_subscription(Path, 'stage/path', staged(feed.reference), LATCHED)
-        self.create_subscription(TFMessage, '/tf', feed.transforms, 100)
         self.create_subscription(TFMessage, '/tf_static', feed.transforms, QoSProfile(
             depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self.create_subscription(Clock, '/clock',
-                                 lambda msg: feed.clock_at(msg, time.monotonic()), 10)
         self.create_timer(0.1, self._settle)
+
+    def _watch_tf(self, wanted: bool) -> None:
+        """
+        Read /tf until every car's wheels are known, and again when a car comes.
+
+        Its seven transforms a car at 100 Hz would be most of what the view takes.
+        """
+        if wanted and self.tf is None:
+            self.tf = self.create_subscription(TFMessage, '/tf', self._on_tf, 100)
+        elif not wanted and self.tf is not None:
+            self.destroy_subscription(self.tf)
+            self.tf = None
+
+    def _on_tf(self, msg: TFMessage) -> None:
+        self.feed.transforms(msg)
+        if self.feed.wheels_known():
+            self._watch_tf(False)
 
     def _settle(self) -> None:
         if self._stage_due is not None and time.monotonic() >= self._stage_due:
@@ -142,27 +224,36 @@ class ViewNode(Node):
         feed = self.feed
         feed.car(name)
         self._ask_vehicle(name)
-        return [
-            self.create_subscription(Odometry, namespace + GROUND_TRUTH,
-                                     lambda msg: self._on_odometry(name, msg), 10),
-            self.create_subscription(WheelSlip, namespace + 'wheel_slip',
-                                     lambda msg: feed.slip(name, msg), 10),
-            self.create_subscription(DrivetrainState, namespace + 'drivetrain_state',
-                                     lambda msg: feed.drivetrain(name, msg), 10),
+        self._watch_tf(True)
+        pedal = [] if name == feed.driven else [        # the driven car's pedals are ours
             self.create_subscription(DriverCommand, namespace + 'driver_cmd',
-                                     lambda msg: feed.pedal(name, msg), 10),
+                                     lambda msg: feed.pedal(name, msg), 10)]
+        return pedal + [
+            self.create_subscription(Odometry, namespace + GROUND_TRUTH, lambda data: (
+                self._on_odometry(name, data)), 10, raw=True),
+            self.polled.subscribe(name, WheelSlip, namespace + 'wheel_slip', feed.slip),
+            self.polled.subscribe(name, DrivetrainState, namespace + 'drivetrain_state',
+                                  feed.drivetrain),
             self.create_subscription(PolygonStamped, namespace + 'footprint',
                                      lambda msg: feed.footprint(name, msg), LATCHED)]
 
-    def _on_odometry(self, name: str, msg: Odometry) -> None:
+    def _on_odometry(self, name: str, data: bytes) -> None:
+        """Answer the driven car's state (its twist read in place); hand it to the feed."""
         if self.driving is not None and name == self.feed.driven:
-            car = self.feed.cars[name]
-            slip = car.slip.slip_ratio if car.slip is not None else (0.0,) * 4
-            v = msg.twist.twist
-            self.driving.on_state(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
-                                  msg.header.stamp,
-                                  DrivenState(v.linear.x, v.linear.y, v.angular.z, slip))
-        self.feed.odometry(name, msg, time.monotonic())
+            car, assists = self.feed.cars[name], self.driving.person.assists
+            wanted = assists.abs or assists.traction_control        # read only when needed
+            if wanted:
+                self.polled.take(name)
+            slip = car.slip.slip_ratio if car.slip is not None and wanted else (0.0,) * 4
+            read = odometry_twist(data)
+            if read is None:                    # not plain CDR: the whole message, then
+                m = deserialize_message(data, Odometry)
+                v, stamp = m.twist.twist, m.header.stamp
+                read = stamp.sec, stamp.nanosec, v.linear.x, v.linear.y, v.angular.z
+            sec, nanosec, vx, vy, yaw_rate = read
+            self.driving.on_state(sec + nanosec * 1e-9, Time(sec=sec, nanosec=nanosec),
+                                  DrivenState(vx, vy, yaw_rate, slip))
+        self.feed.odometry(name, Serialized(data, Odometry), time.monotonic())
 
     # ---- the cars' vehicles; drive mode ----------------------------------------
 

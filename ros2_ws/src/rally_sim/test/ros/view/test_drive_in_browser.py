@@ -8,6 +8,7 @@ The commands heard are those a scripted run of the same inputs gives
 controller drives, through the same intake.
 """
 
+import collections
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ from rally_sim.drive.person import DrivenState
 from rally_sim.drive.steering import stick
 from rally_sim.physics import load_vehicle
 from rally_sim.resources import vehicle_path
+from rally_sim.ros.view.driving import KEEPALIVE_S
 from selenium.webdriver.common.keys import Keys
 from support import ros_process
 from support.browser import Browser
@@ -60,25 +62,63 @@ def shown(client, browser) -> None:
                  every=lambda: client.step(10))
 
 
-def replayed(heard, inputs) -> list:
-    """Return the commands a Person gives for the states heard and the inputs in their order."""
+def whole(heard) -> tuple:
+    """
+    Return the stamps between which both command topics were heard whole; drop the rest.
+
+    Each topic is matched on its own; before the inputs both parts of the commands go out
+    together (their keepalives), so from the later first stamp both are whole; up to the
+    earlier last one (what the view answered later may still be on its way).
+    """
+    start = max(stamp_ns(heard.steer[0]), stamp_ns(heard.pedals[0]))
+    end = min(stamp_ns(heard.steer[-1]), stamp_ns(heard.pedals[-1]))
+    heard.steer[:] = [m for m in heard.steer if start <= stamp_ns(m) <= end]
+    heard.pedals[:] = [m for m in heard.pedals if start <= stamp_ns(m) <= end]
+    return start, end
+
+
+def replayed(heard, inputs) -> tuple:
+    """
+    Return the steering and pedal commands a Person gives for the states heard and the inputs.
+
+    As the view sends them: a state's steering and its pedals each when they changed or
+    KEEPALIVE_S after they were last sent, an input's both, always (the inputs answered at
+    a state: the steering messages of its stamp beyond the state's own). While both
+    topics were heard whole.
+    """
     person = Person(CarFacts.of(load_vehicle(vehicle_path(VEHICLE))))
-    pending, commands, last_t = list(inputs), [], None
-    previous = None
-    for steer in heard.steer:
-        stamp = stamp_ns(steer)
-        odom = heard.odom[stamp]
-        v = odom.twist.twist
+    pending = list(inputs)
+    start, end = whole(heard)
+    at = collections.Counter(stamp_ns(m) for m in heard.steer)
+    stamps = sorted(s for s in heard.odom if start <= s <= end)
+    steers, pedals, sent, t_before = [], [], {}, None
+
+    def due(part, value, t, always):
+        if always or part not in sent or value != sent[part][1] or \
+                t - sent[part][0] >= KEEPALIVE_S - 1e-9:
+            sent[part] = (t, value)
+            return True
+        return False
+    for stamp in stamps:
+        v = heard.odom[stamp].twist.twist
         state = DrivenState(v.linear.x, v.linear.y, v.angular.z, (0.0,) * 4)
-        if stamp == previous:                               # an input's answer
+        t = stamp * 1e-9
+        c = person.command(state, 0.0 if t_before is None else t - t_before)
+        t_before = t
+        steered = due('steer', c.steer_rad, t, False)
+        if steered:
+            steers.append(c.steer_rad)
+        if due('pedals', c.pedals, t, False):
+            pedals.append(c.pedals)
+        for _ in range(at[stamp] - steered):
             person.take(pending.pop(0))
-            commands.append(person.command(state, 0.0))
-        else:
-            dt = 0.0 if last_t is None else (stamp - last_t) * 1e-9
-            commands.append(person.command(state, dt))
-            last_t = previous = stamp
-    assert pending == [], 'every input was answered'
-    return commands
+            c = person.command(state, 0.0)
+            due('steer', c.steer_rad, t, True)
+            due('pedals', c.pedals, t, True)
+            steers.append(c.steer_rad)
+            pedals.append(c.pedals)
+    assert pending == [], 'every input was answered (the last while both were heard)'
+    return steers, pedals
 
 
 def test_keys_drive_the_car_and_its_commands_are_a_scripted_run_s(drive):
@@ -107,12 +147,10 @@ def test_keys_drive_the_car_and_its_commands_are_a_scripted_run_s(drive):
     turned = [m.drive.steering_angle for m in heard.steer]
     assert max(turned) > 0.5 and min(turned) < -0.5               # ... steered both ways
     assert any(p.handbrake == 1.0 for p in heard.pedals)
-    expected = replayed(heard, [inputs for _, _, inputs in script])
-    for steer, pedals, command in zip(heard.steer, heard.pedals, expected):
-        assert steer.drive.steering_angle == np.float32(command.steer_rad)
-        p = command.pedals
-        assert (pedals.throttle, pedals.brake, pedals.handbrake, pedals.gear) == (
-            p.throttle, p.brake, p.handbrake, p.gear)
+    steers, pedals = replayed(heard, [inputs for _, _, inputs in script])
+    assert [m.drive.steering_angle for m in heard.steer] == [np.float32(s) for s in steers]
+    assert [(m.throttle, m.brake, m.handbrake, m.gear) for m in heard.pedals] == [
+        (p.throttle, p.brake, p.handbrake, p.gear) for p in pedals]
     assert browser.errors() == []
 
 

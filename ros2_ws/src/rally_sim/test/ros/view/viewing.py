@@ -1,10 +1,12 @@
 """The view server node in its own process, and what the tests record of the simulator's topics."""
 
+import math
 import subprocess
 import sys
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
+from rally_sim.ros.view.driving import KEEPALIVE_S
 from rally_sim_msgs.msg import DriverCommand
 from support import ros_process
 from support.browser import free_port, served
@@ -45,9 +47,14 @@ class Heard:
         return self.odom[max(self.odom)]
 
     def answered(self) -> bool:
-        """Say if the view has answered the newest state seen (ackermann and pedals both)."""
-        return bool(self.odom and self.steer and stamp_ns(self.steer[-1]) == max(self.odom)
-                    and len(self.pedals) == len(self.steer))
+        """
+        Say if the view has caught up with the newest state (ackermann and pedals both).
+
+        It answers a state when its commands change, and at least every KEEPALIVE_S.
+        """
+        newest = max(self.odom) - KEEPALIVE_S * 1e9 - 1 if self.odom else math.inf
+        return bool(self.steer and self.pedals and stamp_ns(self.steer[-1]) >= newest
+                    and stamp_ns(self.pedals[-1]) >= newest)
 
 
 def stamp_ns(msg) -> int:
