@@ -29,7 +29,7 @@ import secrets
 import subprocess
 import sys
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ackermann_msgs.msg import AckermannDriveStamped
 from nav_msgs.msg import Odometry
@@ -197,6 +197,19 @@ class DemoDriver(Node):
         return Trajectory(columns, [])
 
 
+def trouble(driver: 'DemoDriver', processes: List[subprocess.Popen], stop: StopRequest,
+            waited: float, folder: str) -> Optional[str]:
+    """Return why a run cannot go on (no odometry in time, a process ended), else None."""
+    if not driver.odom and time.monotonic() - waited > NO_DATA_TIMEOUT_S:
+        return (f'no odometry from the simulator in {NO_DATA_TIMEOUT_S:g} s; see the logs in '
+                f'{folder}')
+    stopped = [p for p in processes if p.poll() is not None]
+    if stopped and not stop.requested:
+        return (f'{stopped[0].args[2]} stopped (exit {stopped[0].returncode}); see the logs '
+                f'in {folder}')
+    return None
+
+
 def parse_args(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally run', description=__doc__.split('\n\n')[0])
@@ -314,15 +327,9 @@ def main(argv=None, stop: StopRequest = None) -> int:
         waited = time.monotonic()
         while not stop.requested and (driver.sim_time() < args.duration or not driver.odom):
             rclpy.spin_once(driver, timeout_sec=0.05)
-            if not driver.odom and time.monotonic() - waited > NO_DATA_TIMEOUT_S:
-                print(f'\nno odometry from the simulator in {NO_DATA_TIMEOUT_S:g} s; see '
-                      f'the logs in {folder}', file=sys.stderr)
-                return_code = 1
-                break
-            stopped = [p for p in processes if p.poll() is not None]
-            if stopped and not stop.requested:
-                print(f'\n{stopped[0].args[2]} stopped (exit {stopped[0].returncode}); '
-                      f'see the logs in {folder}', file=sys.stderr)
+            reason = trouble(driver, processes, stop, waited, folder)
+            if reason:
+                print(f'\n{reason}', file=sys.stderr)
                 return_code = 1
                 break
             if time.monotonic() - last_print > (0.2 if interactive else 2.0):

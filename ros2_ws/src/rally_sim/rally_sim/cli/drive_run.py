@@ -12,7 +12,8 @@ as `./rally run` does: run.csv, run.png, laps.csv and, when a lap was
 completed, best_lap.csv (the best lap's line: a path file for a scenario or
 the path follower, and a ghost for `--ghost`); with --record every topic in
 a rosbag2 bag. With --race the example path follower drives a second car
-on the same stage (its drivetrain worked by the pedals, as the person's).
+on the same stage (its drivetrain worked by the pedals, as the person's),
+starting beside yours; the cars bounce off each other and the walls.
 Ends on Ctrl-C or after --duration simulated seconds.
 """
 
@@ -33,7 +34,7 @@ import rclpy
 from rclpy.signals import SignalHandlerOptions
 import yaml
 
-from .demo_driver import DemoDriver, start
+from .demo_driver import DemoDriver, start, trouble
 from .replay import write_trajectory
 from ..drive.assists import ASSIST_SPECS
 from ..drive.laps import LapTimer
@@ -51,7 +52,6 @@ from ..world.stages import read_path
 
 RECORDER = 'rally_drive_recorder'
 """The node in this process that records the run (the simulator waits for it to start)."""
-NO_DATA_TIMEOUT_S = 120.0
 FOLLOWER = 'follower'
 YOU = 'you'
 
@@ -77,16 +77,7 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument('--assist', action='append', default=[], metavar='NAME[=VALUE]',
                         help=f"switch an assist on: {', '.join(ASSIST_SPECS)} "
                              '(counter_steer=0..3)')
-    parser.add_argument('--host', default='127.0.0.1',
-                        help='address to serve the page on (default 127.0.0.1; 0.0.0.0: the '
-                             'network, with an access token)')
-    parser.add_argument('--port', type=int, default=0,
-                        help='TCP port (default: 8765, or a free one if it is taken)')
-    parser.add_argument('--token', default='', help='the access token (default: drawn when '
-                                                    'shared on a network)')
-    parser.add_argument('--watch-without-token', action='store_true',
-                        help='shared on a network: pages without the token may watch')
-    parser.add_argument('--open', action='store_true', help='open the page in your browser')
+    add_page_arguments(parser)
     parser.add_argument('--duration', type=float, default=math.inf,
                         help='simulated seconds to drive (default: until Ctrl-C)')
     parser.add_argument('--real-time-factor', type=float, default=1.0,
@@ -111,11 +102,32 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     if args.race and args.config['drivetrain.layout'] == 'none':
         parser.error(f'--race: {args.vehicle} has no drivetrain (the path follower races '
                      'with pedals and gears)')
+    if args.race and stage_path(args) is None:
+        parser.error(f'--race: {args.map or args.stage} has no reference path to race on')
     args.assists = _assists(parser, args.assist)
+    settle_page_arguments(args)
+    return args
+
+
+def add_page_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add where the page is served and who may use it (./rally drive and ./rally watch)."""
+    parser.add_argument('--host', default='127.0.0.1',
+                        help='address to serve the page on (default 127.0.0.1; 0.0.0.0: the '
+                             'network, with an access token)')
+    parser.add_argument('--port', type=int, default=0,
+                        help='TCP port (default: 8765, or a free one if it is taken)')
+    parser.add_argument('--token', default='', help='the access token (default: drawn when '
+                                                    'shared on a network)')
+    parser.add_argument('--watch-without-token', action='store_true',
+                        help='shared on a network: pages without the token may watch')
+    parser.add_argument('--open', action='store_true', help='open the page in your browser')
+
+
+def settle_page_arguments(args: argparse.Namespace) -> None:
+    """Choose the port (8765 if free) and, shared on a network, draw the access token."""
     args.port = args.port or free_port(args.host, 8765)
     if not args.token and args.host not in LOCAL_HOSTS:
         args.token = secrets.token_urlsafe(12)
-    return args
 
 
 def _assists(parser, given: List[str]) -> Dict[str, object]:
@@ -173,17 +185,28 @@ def stage_path(args) -> Optional[np.ndarray]:
     return read_path(source) if source else None
 
 
+def grid(path: np.ndarray, config) -> Dict[str, float]:
+    """Return the race's start: the follower on the line's first point, you beside it, left."""
+    (x0, y0), (x1, y1) = path[0], path[1]
+    yaw = math.atan2(y1 - y0, x1 - x0)
+    beside = 2.0 * config['half_track_m'] + 1.0
+    starts = {FOLLOWER: (x0, y0), YOU: (x0 - beside * math.sin(yaw), y0 + beside * math.cos(yaw))}
+    return {f'{car}.{key}': float(value) for car, (x, y) in starts.items()
+            for key, value in (('initial_x', x), ('initial_y', y), ('initial_yaw', yaw))}
+
+
 def processes_for(args, vehicle: str, path, folder: str) -> List[subprocess.Popen]:
     """Start the simulator, the view server (drive mode) and, racing, the path follower."""
     cars = [YOU, FOLLOWER] if args.race else []
     params = {'vehicle': vehicle, 'surface': args.surface if args.map else args.stage,
               'real_time_factor': args.real_time_factor, 'pacing': 'realtime',
               'command_mode': 'driver' if args.config['drivetrain.layout'] != 'none'
-              else 'torque', 'sync_observers': f'[{RECORDER}]'}
+              else 'torque',
+              'sync_observers': f"[{f'/{YOU}/' if args.race else ''}{RECORDER}]"}
     if args.map:
         params['map'] = args.map
     if cars:
-        params['cars'] = f"[{', '.join(cars)}]"
+        params.update(cars=f"[{', '.join(cars)}]", contact='bounce', **grid(path, args.config))
     view = {'mode': 'drive', 'vehicle': vehicle, 'host': args.host, 'port': args.port,
             'token': args.token, 'watch_without_token': args.watch_without_token,
             'drive_car': YOU if cars else '', 'ghost_file': os.path.abspath(args.ghost)
@@ -251,24 +274,16 @@ def main(argv=None, stop: StopRequest = None) -> int:
 def _drive(args, recorder, processes, stop, folder) -> int:
     """Spin the recorder until the duration, Ctrl-C or a process's end; stop the processes."""
     waited = time.monotonic()
-    status = 0
     try:
         while not stop.requested and recorder.sim_time() < args.duration:
             rclpy.spin_once(recorder, timeout_sec=0.05)
-            if not recorder.odom and time.monotonic() - waited > NO_DATA_TIMEOUT_S:
-                print(f'no odometry from the simulator in {NO_DATA_TIMEOUT_S:g} s; see the '
-                      f'logs in {folder}', file=sys.stderr)
-                status = 1
-                break
-            ended = [p for p in processes if p.poll() is not None]
-            if ended and not stop.requested:
-                print(f'{ended[0].args[2]} stopped (exit {ended[0].returncode}); see the logs '
-                      f'in {folder}', file=sys.stderr)
-                status = 1
-                break
+            reason = trouble(recorder, processes, stop, waited, folder)
+            if reason:
+                print(reason, file=sys.stderr)
+                return 1
     finally:
         stop_all(processes)
-    return status
+    return 0
 
 
 def write_results(folder: str, trajectory, args, path) -> None:

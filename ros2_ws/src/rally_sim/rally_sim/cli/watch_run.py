@@ -15,13 +15,12 @@ ends on Ctrl-C.
 
 import argparse
 import os
-import secrets
 import socket
 import sys
 import time
 import webbrowser
 
-from .drive_run import free_port
+from .drive_run import add_page_arguments, settle_page_arguments
 from ..runtime.entry import StopRequest
 from ..runtime.processes import start_logged, stop_all
 from ..view.server import LOCAL_HOSTS
@@ -36,23 +35,12 @@ def parse_args(argv):
     parser.add_argument('--paused', action='store_true', help='--bag: start paused')
     parser.add_argument('--cars', default='', help='only these cars, by name, comma-separated '
                                                    '(default: every car found)')
-    parser.add_argument('--host', default='127.0.0.1',
-                        help='address to serve the page on (default 127.0.0.1; 0.0.0.0: the '
-                             'network, with an access token)')
-    parser.add_argument('--port', type=int, default=0,
-                        help='TCP port (default: 8765, or a free one if it is taken)')
-    parser.add_argument('--token', default='', help='the access token (default: drawn when '
-                                                    'shared on a network)')
-    parser.add_argument('--watch-without-token', action='store_true',
-                        help='shared on a network: pages without the token may watch')
-    parser.add_argument('--open', action='store_true', help='open the page in your browser')
+    add_page_arguments(parser)
     parser.add_argument('--output', default='out', help="folder for the view's log (live)")
     args = parser.parse_args(argv)
     if args.bag and not os.path.isdir(args.bag):
         parser.error(f'--bag {args.bag}: no such folder (a rosbag2 bag is a folder)')
-    args.port = args.port or free_port(args.host, 8765)
-    if not args.token and args.host not in LOCAL_HOSTS:
-        args.token = secrets.token_urlsafe(12)
+    settle_page_arguments(args)
     return args
 
 

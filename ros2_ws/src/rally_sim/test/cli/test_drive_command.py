@@ -43,3 +43,28 @@ def test_a_drive_from_the_page_is_written_as_a_run_with_its_bag(tmp_path):
     assert any(m.throttle == 1.0 and m.gear == -2 for m in bag['/driver_cmd'])
     (assists,) = bag['/drive_assists']                  # latched: the assists of the run
     assert json.loads(assists.data)['assists']['automatic_gearbox'] is True
+
+
+def test_a_race_puts_the_path_follower_beside_you_on_the_stage(tmp_path):
+    port = free_port()
+    done = subprocess.run(
+        [sys.executable, '-m', 'rally_sim.cli.drive', 'rwd_gravel', '--race', '--duration', '3',
+         '--port', str(port), '--output', str(tmp_path / 'out')], capture_output=True, text=True,
+        timeout=300, env=ros_process.tagged_environment(str(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (folder,) = glob.glob(str(tmp_path / 'out' / 'drive-*'))
+    with open(os.path.join(folder, 'simulator.log'), encoding='utf-8') as stream:
+        log = stream.read()
+    assert 'cars you (rwd_gravel), follower (rwd_gravel)' in log
+    with open(os.path.join(folder, 'path_follower.log'), encoding='utf-8') as stream:
+        assert 'following' in stream.read()
+    with open(os.path.join(folder, 'run.csv'), encoding='utf-8') as stream:
+        rows = list(csv.DictReader(stream))
+    assert float(rows[-1]['t']) >= 2.9                  # your car's run: you did not drive
+    assert abs(float(rows[-1]['vx'])) < 0.5
+
+
+def test_a_race_needs_a_stage_with_a_path(tmp_path):
+    done = subprocess.run([sys.executable, '-m', 'rally_sim.cli.drive', '--race', '--stage',
+                           'gravel'], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and '--race: gravel has no reference path' in done.stderr

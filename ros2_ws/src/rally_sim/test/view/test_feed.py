@@ -37,6 +37,9 @@ class Pages:
     def of(self, kind):
         return [payload for k, payload in self.published if k == kind]
 
+    def watched(self):
+        return True             # as if a page looked on
+
 
 def odometry(t, x, y, yaw, vx, vy, r, prefix=''):
     msg = Odometry()

@@ -147,7 +147,9 @@ def test_keys_drive_the_car_and_its_commands_are_a_scripted_run_s(drive):
     turned = [m.drive.steering_angle for m in heard.steer]
     assert max(turned) > 0.5 and min(turned) < -0.5               # ... steered both ways
     assert any(p.handbrake == 1.0 for p in heard.pedals)
-    steers, pedals = replayed(heard, [inputs for _, _, inputs in script])
+    last = max(stamp_ns(m) for m in heard.steer + heard.pedals)
+    assert client.spin_until(lambda: max(heard.odom) >= last, 30.0)    # a command can come
+    steers, pedals = replayed(heard, [inputs for _, _, inputs in script])  # before its state
     assert [m.drive.steering_angle for m in heard.steer] == [np.float32(s) for s in steers]
     assert [(m.throttle, m.brake, m.handbrake, m.gear) for m in heard.pedals] == [
         (p.throttle, p.brake, p.handbrake, p.gear) for p in pedals]
