@@ -34,12 +34,13 @@ def drive(simulator, tmp_path):
     """Start a lockstep simulator, the view in drive mode and a browser on its page."""
     running = []
 
-    def start(**params):
+    def start(view_params=None, **params):
         client = simulator(vehicle=VEHICLE, pacing='lockstep', command_mode='driver',
                            command_timeout_s=0.0, **params)
         heard = Heard(client.node)
         client.step(10)
-        view, url = start_view(str(tmp_path), mode='drive', vehicle=VEHICLE)
+        view, url = start_view(str(tmp_path), mode='drive', vehicle=VEHICLE,
+                               **(view_params or {}))
         browser = Browser(str(tmp_path))
         running.append((view, browser))
         return client, heard, browser, url
@@ -175,4 +176,22 @@ def test_a_gamepad_drives_directly(drive):
     browser.driver.execute_script('window.__pad.buttons[5] = {pressed: true, value: 1};')
     assert browser.wait("rallyView.hud.drive && rallyView.hud.drive.gear === '2'")
     assert client.spin_until(lambda: heard.pedals[-1].gear == 2, 30.0)
+    assert browser.errors() == []
+
+
+def test_an_earlier_best_lap_is_raced_as_a_ghost(drive, tmp_path):
+    t = np.linspace(0.0, 20.0, 201)
+    line = np.column_stack([t, 54.0 + 2.0 * t, 0.5 * t, np.full_like(t, 0.1)])
+    np.savetxt(tmp_path / 'best_lap.csv', line, delimiter=',', header='t,x,y,yaw', comments='')
+    ghost_file = tmp_path / 'best_lap.csv'
+    client, heard, browser, url = drive(view_params={'ghost_file': ghost_file},
+                                        surface='rally_stage')
+    browser.open(url)
+    shown(client, browser)
+    ghost = browser.wait('rallyView.world.ghost')
+    assert ghost['car'] == '' and len(ghost['line']) == 201
+    assert ghost['line'][100] == pytest.approx([10.0, 74.0, 5.0, 0.1])
+    lap = browser.wait('rallyView.state.cars[0].lap_s', every=lambda: client.step(50))
+    assert 0.0 < lap < 20.0                             # the ghost is on its line: drawn
+    browser.wait('rallyView.stats.frames > 0')
     assert browser.errors() == []
