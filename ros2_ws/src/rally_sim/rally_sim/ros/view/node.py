@@ -137,7 +137,6 @@ class ViewNode(Node):
         self.driving: Optional[Driving] = None
         self.page_stats: dict = {}
         self.ghost_s: Optional[float] = None
-        self._stage_due: Optional[float] = None
         self.tf = None
         self._subscribe_stage()
         self.simulator = AsyncParameterClient(self, s['simulator'])
@@ -172,14 +171,15 @@ class ViewNode(Node):
         def staged(take):
             def callback(msg) -> None:
                 take(msg)
-                self._stage_due = time.monotonic() + STAGE_SETTLE_S
+                self._settler.reset()           # one build, a moment after the last of them
             return callback
+        self._settler = self.create_timer(STAGE_SETTLE_S, self._settle)
+        self._settler.cancel()
         self.create_subscription(MarkerArray, 'stage/surface', staged(feed.surface), LATCHED)
         self.create_subscription(OccupancyGrid, 'map', staged(feed.grid), LATCHED)
         self.create_subscription(Path, 'stage/path', staged(feed.reference), LATCHED)
         self.create_subscription(TFMessage, '/tf_static', feed.transforms, QoSProfile(
             depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self.create_timer(0.1, self._settle)
 
     def _watch_tf(self, wanted: bool) -> None:
         """
@@ -199,9 +199,9 @@ class ViewNode(Node):
             self._watch_tf(False)
 
     def _settle(self) -> None:
-        if self._stage_due is not None and time.monotonic() >= self._stage_due:
-            self._stage_due = None
-            self.feed.settle()
+        """Build the scene once the stage's messages have come (a one-shot timer)."""
+        self._settler.cancel()
+        self.feed.settle()
 
     def _discover(self) -> None:
         """Subscribe to each new car's topics and each new scan."""
