@@ -15,10 +15,13 @@ import numpy as np
 import pytest
 from rally_sim.drive import CarFacts, Inputs, Person
 from rally_sim.drive.person import DrivenState
+from rally_sim.control.path import ClosedPath
 from rally_sim.drive.steering import stick
 from rally_sim.physics import load_vehicle
-from rally_sim.resources import vehicle_path
+from rally_sim.resources import config_file, vehicle_path
 from rally_sim.ros.view.driving import KEEPALIVE_S
+from rally_sim.world.stages import read_path
+from rclpy.parameter_client import AsyncParameterClient
 from selenium.webdriver.common.keys import Keys
 from support import ros_process
 from support.browser import Browser
@@ -194,4 +197,39 @@ def test_an_earlier_best_lap_is_raced_as_a_ghost(drive, tmp_path):
     lap = browser.wait('rallyView.state.cars[0].lap_s', every=lambda: client.step(50))
     assert 0.0 < lap < 20.0                             # the ghost is on its line: drawn
     browser.wait('rallyView.stats.frames > 0')
+    assert browser.errors() == []
+
+
+def test_r_puts_the_car_back_on_the_path_and_p_pauses_the_simulator(drive):
+    client, heard, browser, url = drive(surface='rally_stage', initial_x=60.0, initial_y=-4.0,
+                                        initial_yaw=2.5)
+    browser.open(url)
+    shown(client, browser)
+    path = ClosedPath(read_path(config_file('stages/rally_stage_path.csv')))
+    before = heard.last_odom().pose.pose.position
+    assert abs(path.locate(before.x, before.y).cross_track_m) > 3.0      # off the line
+    browser.key('r', True)
+    browser.key('r', False)
+
+    def on_the_line() -> bool:
+        client.step(10)
+        p = heard.last_odom().pose.pose.position
+        return abs(path.locate(p.x, p.y).cross_track_m) < 1e-6
+    assert client.spin_until(on_the_line, 30.0)
+    p = heard.last_odom().pose
+    q = p.pose.orientation
+    assert 2.0 * math.atan2(q.z, q.w) == pytest.approx(path.locate(p.pose.position.x,
+                                                                   p.pose.position.y).heading_rad)
+    parameters = AsyncParameterClient(client.node, 'rally_sim')
+    for wanted in (True, False):
+        browser.key('p', True)
+        browser.key('p', False)
+
+        def paused() -> bool:
+            future = parameters.get_parameters(['sync_paused'])
+            client.spin_until(future.done, 10.0)
+            return future.result().values[0].bool_value == wanted
+        assert client.spin_until(paused, 30.0)
+        assert browser.wait(f'rallyView.state.paused === {str(wanted).lower()}',
+                            every=lambda: client.step(10))
     assert browser.errors() == []
