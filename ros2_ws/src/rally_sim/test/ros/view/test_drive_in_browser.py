@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 import pytest
+from rally_sim.control.path import ClosedPath
 from rally_sim.drive import CarFacts, Inputs, Person
 from rally_sim.drive.person import DrivenState
-from rally_sim.control.path import ClosedPath
 from rally_sim.drive.steering import stick
 from rally_sim.physics import load_vehicle
 from rally_sim.resources import config_file, vehicle_path
