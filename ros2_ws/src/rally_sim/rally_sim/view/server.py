@@ -185,18 +185,24 @@ class ViewServer:
 
     def _post(self, kind: str, text: str, latched: bool) -> None:
         loop = self._loop
-        if loop is None or loop.is_closed():
+        if loop is None:                # not listening yet: kept for the pages to come
+            self._keep(kind, text, latched)
+            return
+        if loop.is_closed():
             return
         try:
             loop.call_soon_threadsafe(self._fan_out, kind, text, latched)
         except RuntimeError:            # the loop closed meanwhile: nobody to tell
             pass
 
-    def _fan_out(self, kind: str, text: str, latched: bool) -> None:
+    def _keep(self, kind: str, text: str, latched: bool) -> None:
         if latched:
             self.latched[kind] = text
         if kind in COALESCED:
             self.newest[kind] = text
+
+    def _fan_out(self, kind: str, text: str, latched: bool) -> None:
+        self._keep(kind, text, latched)
         for client in self.clients:
             if kind in COALESCED:
                 client.pending[kind] = text

@@ -4,6 +4,7 @@ import csv
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -13,9 +14,11 @@ from support.browser import Browser, free_port, served
 
 
 def test_a_drive_from_the_page_is_written_as_a_run_with_its_bag(tmp_path):
+    # No --duration: the run's clock starts with the simulator, not with the page, so a
+    # browser slow to start would find the drive over. The person ends it with Ctrl-C.
     port = free_port()
     command = [sys.executable, '-m', 'rally_sim.cli.drive', 'rwd_gravel', '--stage', 'skid_pad',
-               '--duration', '4', '--port', str(port), '--output', str(tmp_path / 'out'),
+               '--port', str(port), '--output', str(tmp_path / 'out'),
                '--record', str(tmp_path / 'bag'), '--assist', 'automatic_gearbox']
     drive = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env=ros_process.tagged_environment(str(tmp_path)))
@@ -26,6 +29,8 @@ def test_a_drive_from_the_page_is_written_as_a_run_with_its_bag(tmp_path):
         browser.wait("rallyView.role === 'drive' && rallyView.hud.drive", 120.0)
         assert browser.value('rallyView.hud.drive.assists.automatic_gearbox') is True
         browser.key('w', True)
+        browser.wait('rallyView.hud.shown.speed_m_s > 3.5', 120.0)
+        drive.send_signal(signal.SIGINT)                # Ctrl-C ends a drive
         output, _ = drive.communicate(timeout=180.0)
     finally:
         browser.close()
@@ -38,7 +43,7 @@ def test_a_drive_from_the_page_is_written_as_a_run_with_its_bag(tmp_path):
         assert os.path.getsize(os.path.join(folder, name)) > 0, name
     with open(os.path.join(folder, 'run.csv'), encoding='utf-8') as stream:
         rows = list(csv.DictReader(stream))
-    assert float(rows[-1]['t']) >= 3.9 and float(rows[-1]['vx']) > 3.0     # the throttle held
+    assert float(rows[-1]['vx']) > 3.0                  # the throttle held to the end
     bag = decode_with_rosbags(tmp_path / 'bag')
     assert any(m.throttle == 1.0 and m.gear == -2 for m in bag['/driver_cmd'])
     (assists,) = bag['/drive_assists']                  # latched: the assists of the run

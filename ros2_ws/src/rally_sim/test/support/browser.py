@@ -64,10 +64,20 @@ class Browser:
             if found:
                 return found
             if time.monotonic() > deadline:
-                raise AssertionError(f'the page never had {expression} in {timeout_s:g} s')
+                raise AssertionError(f'the page never had {expression} in {timeout_s:g} s; '
+                                     f'{self.state()}')
             if every is not None:
                 every()
             time.sleep(0.05)
+
+    def state(self) -> str:
+        """Say what the page knows (for a failure's message): connection, role, console."""
+        known = self.value('window.rallyView ? {role: rallyView.role, socket: rallyView.socket '
+                           '&& rallyView.socket.readyState, t: rallyView.state && '
+                           'rallyView.state.t} : "no rallyView"')
+        self.console += self.driver.get_log('browser')
+        console = [entry['message'] for entry in self.console[-10:]]
+        return f'the page: {known}; its console: {console}'
 
     def key(self, key: str, down: bool) -> None:
         """Press (down) or release a key on the page, as a person's keyboard does."""

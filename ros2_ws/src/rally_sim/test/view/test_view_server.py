@@ -97,6 +97,20 @@ def test_a_page_gets_hello_the_latched_messages_and_the_newest_state(serve):
     assert run(status_of(server, '/ground.png')) == (200, b'\x89PNG')
 
 
+def test_what_is_latched_before_the_server_listens_reaches_the_pages():
+    server = ViewServer(port=0, on_message=Owner(), drive=True)
+    server.latch('drive', {'assists': {'abs': True}})     # a node tells before it serves
+    server.publish('state', {'t': 0.5})
+    server.publish('ghost', {'line': []})                 # an event: nobody to get it
+    server.start()
+    try:
+        got = run(session_of(server, expect=3))
+    finally:
+        server.stop()
+    assert [m['type'] for m in got] == ['hello', 'drive', 'state']
+    assert got[1]['assists'] == {'abs': True} and got[2]['t'] == 0.5
+
+
 def test_inputs_reach_the_owner_checked(serve):
     server, owner = serve(drive=True)
     run(session_of(server, send=[{'type': 'input', 'throttle': 1.0},
