@@ -29,7 +29,7 @@ from ..physics.model import NORMAL_LOAD, OMEGA, SLIP_ANGLE, STEER_ANGLE, X, YAW,
 from ..physics.vehicle import Vehicle
 from ..scenarios.metrics import (
     contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
-    STATE_COLUMNS)
+    spun, STATE_COLUMNS, until_spin)
 from ..scenarios.spec import (
     car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, reference_path_file, stage_surface,
     stage_walls, vehicle_config)
@@ -227,7 +227,8 @@ class InProcessRun(Front):
             stamps.append(stamp)
             if stamp >= spec['duration_s'] * 1e9 or (
                     laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
-                    and laps.add(path.locate(*self.truth[stamp][1:3]).progress_m)):
+                    and laps.add(path.locate(*self.truth[stamp][1:3]).progress_m)) or (
+                    spec['stop_on_spin'] and spun(*self.truth[stamp][4:6])):
                 return stamps
             stamp += period_ns
 
@@ -246,7 +247,7 @@ class InProcessRun(Front):
             stamps = self._stamps(laps, period_ns)
             columns = list(zip(*(self.truth[s] for s in stamps)))
             states = {name: np.array(values) for name, values in zip(STATE_COLUMNS, columns)}
-        states = cut(states, lap_end(spec, path, states))
+        states, spin = until_spin(spec, cut(states, lap_end(spec, path, states)))
         others = [np.array([o.poses[s] for s in stamps[:len(states['t'])]])
                   for o in self.opponents]      # (the compiled loop drives one car alone)
         result = {'path': path, 'states': states, 'others': others}
@@ -257,8 +258,9 @@ class InProcessRun(Front):
                     for c in session.contacts.events]
         evaluated = evaluate(spec, result, [c['time_ns'] for c in contacts])
         verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
-        return {'metrics': evaluated['metrics'], 'passed': passed, 'thresholds': verdicts,
-                'simulated_s': float(evaluated['series']['t'][-1]), 'contacts': contacts}
+        return {'metrics': evaluated['metrics'], 'passed': passed and spin is None,
+                'thresholds': verdicts, 'simulated_s': float(evaluated['series']['t'][-1]),
+                'contacts': contacts, 'spin': spin}
 
 
 def run_scenario(spec: Dict[str, Any]) -> Dict[str, Any]:

@@ -22,7 +22,11 @@ from ..world.scene import box_at, boxes_at, footprint_of, walls_of
 from ..world.stages import stage_named
 
 DRIFT_SIDESLIP_DEG = 10.0
-"""A car with more sideslip than this counts as drifting."""
+"""A car with more sideslip than this counts as drifting (up to SPIN_SIDESLIP_DEG)."""
+SPIN_SIDESLIP_DEG = 90.0
+"""A car with more sideslip than this moves backwards: it spun."""
+SPIN_MIN_SPEED_M_S = 1.0
+"""Below this speed a car rolling back is not a spin (standstill, a stop on a slope)."""
 START_M = 0.5
 """A turn flip this close ahead of the run's start is where the car starts, not a transition."""
 REGAIN_WITHIN_S = 2.0
@@ -95,6 +99,46 @@ def state_table(rows) -> Dict[str, np.ndarray]:
 def quaternion_yaw(x: float, y: float, z: float, w: float) -> float:
     """Return the yaw [rad] of a quaternion, as the metrics read a pose's heading."""
     return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def spun(vx: float, vy: float) -> bool:
+    """Say if a car with body velocity (vx, vy) has spun: moving backwards, faster than a roll."""
+    return vx < 0.0 and math.hypot(vx, vy) > SPIN_MIN_SPEED_M_S
+
+
+def spin_at(spec: Dict[str, Any], states: Dict[str, np.ndarray]) -> Optional[int]:
+    """
+    Return the index of the first state in which the car spun, or None (none, or not judged).
+
+    A spin is sideslip past SPIN_SIDESLIP_DEG (the car moving backwards, at
+    more than SPIN_MIN_SPEED_M_S): it ends a run as failed unless the
+    scenario says stop_on_spin: false (a car started in reverse).
+    """
+    if not spec['stop_on_spin']:
+        return None
+    vx, vy = states['vx'], states['vy']
+    flags = (vx < 0.0) & (np.hypot(vx, vy) > SPIN_MIN_SPEED_M_S)
+    return int(np.argmax(flags)) if flags.any() else None
+
+
+def spin_report(states: Dict[str, np.ndarray], k: int) -> Dict[str, float]:
+    """Return a spin as a report gives it: when, the sideslip and speed then."""
+    vx, vy = float(states['vx'][k]), float(states['vy'][k])
+    return {'time_s': float(states['t'][k]), 'sideslip_deg': math.degrees(math.atan2(vy, vx)),
+            'speed_m_s': math.hypot(vx, vy)}
+
+
+def until_spin(spec: Dict[str, Any], states: Dict[str, np.ndarray]):
+    """Return the states up to and with the spin's first (all without one), and the spin."""
+    k = spin_at(spec, states)
+    if k is None:
+        return states, None
+    return cut(states, k + 1), spin_report(states, k)
+
+
+def drifting(beta_deg: np.ndarray) -> np.ndarray:
+    """Return which sideslips [deg] count as a drift: past DRIFT_SIDESLIP_DEG, short of a spin."""
+    return (np.abs(beta_deg) > DRIFT_SIDESLIP_DEG) & (np.abs(beta_deg) <= SPIN_SIDESLIP_DEG)
 
 
 def cut(states: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
@@ -177,7 +221,7 @@ def drift_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[str, Any
         'sideslip_std_deg': settled(np.std, np.abs(beta[window])),
         'yaw_rate_mean_rad_s': settled(np.mean, yaw_rate[window]),
         'radius_error_rms_m': settled(rms, radius_error[window]),
-        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'time_in_drift_s': float(np.sum(dt[window & drifting(beta)])),
         'mean_speed_m_s': settled(np.mean, speed[window]),
     }
     series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],
@@ -230,7 +274,7 @@ def figure_eight_metrics(spec: Dict[str, Any], result: Dict[str, Any]) -> Dict[s
         'transitions': float(len(regains)),
         'regain_max_s': max(regains) if regains else math.inf,
         'sideslip_mean_deg': settled(np.mean, np.abs(beta[window])),
-        'time_in_drift_s': float(np.sum(dt[window & (np.abs(beta) > DRIFT_SIDESLIP_DEG)])),
+        'time_in_drift_s': float(np.sum(dt[window & drifting(beta)])),
         'mean_speed_m_s': settled(np.mean, speed[window]),
     }
     series = {'t': t, 'speed_m_s': speed, 'max_slip_angle_rad': s['max_slip_angle_rad'],

@@ -37,7 +37,7 @@ from rally_sim_msgs.msg import Collision, WheelSlip
 
 from .metrics import (
     contact_report, cut, evaluate, judge, LAP_CHECK_EVERY, lap_end, LapCounter, quaternion_yaw,
-    state_table)
+    spun, state_table, until_spin)
 from .spec import (
     actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
     first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, reference_path_file, RUNNER_NODE,
@@ -181,6 +181,10 @@ class Observer:
     def position(self, stamp: int) -> List[float]:
         """Return the true x, y [m] at `stamp`."""
         return self.odom_fields.read(self.odom[stamp])[:2]
+
+    def velocity(self, stamp: int) -> List[float]:
+        """Return the true body velocity vx, vy [m/s] at `stamp`."""
+        return self.odom_fields.read(self.odom[stamp])[6:8]
 
     def state(self, stamp: int) -> tuple:
         """Return the state at `stamp` as the metrics read it (a row of STATE_COLUMNS)."""
@@ -329,7 +333,8 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
             stamps.append(stamp)
             if stamp >= spec['duration_s'] * 1e9 or (
                     laps.wanted and stamp % (LAP_CHECK_EVERY * period_ns) == 0
-                    and laps.add(path.locate(*observer.position(stamp)).progress_m)):
+                    and laps.add(path.locate(*observer.position(stamp)).progress_m)) or (
+                    spec['stop_on_spin'] and spun(*observer.velocity(stamp))):
                 break
             stamp += period_ns
         wall = time.monotonic() - wall_start
@@ -346,9 +351,9 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
             observer.node.destroy_node()
         rclpy.try_shutdown()
     states = state_table(observer.state(s) for s in stamps)   # read once the others stopped
-    states = cut(states, lap_end(spec, path, states))
+    states, spin = until_spin(spec, cut(states, lap_end(spec, path, states)))
     result = {'states': states, 'path': path, 'wall_s': wall, 'loop_wall_s': loop_wall,
-              'contacts': list(observer.contacts),
+              'contacts': list(observer.contacts), 'spin': spin,
               'others': observer.poses(stamps[:len(states['t'])])}
     if spec['metrics'] == 'jump':
         result['body'] = observer.body(stamps[:len(states['t'])])
@@ -406,6 +411,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     result = run(spec, folder, stop, record, start, slip)
     evaluated = evaluate(spec, result, [c['time_ns'] for c in result['contacts']])
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
+    passed = passed and result['spin'] is None
     simulated = evaluated['series']['t'][-1]
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
               'stage': spec['stage'], 'controller': spec['controller'],
@@ -417,7 +423,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
               'loop_wall_s': result['loop_wall_s'],
               'loop_real_time_factor': simulated / result['loop_wall_s'],
               'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed,
-              'contacts': result['contacts']}
+              'contacts': result['contacts'], 'spin': result['spin']}
     if 'cut_from_s' in spec:        # --duration: a quick look, not judged
         report.update(cut_from_s=spec['cut_from_s'], passed=None)
     with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
@@ -478,8 +484,13 @@ def main(argv=None, stop: StopRequest = None) -> int:
             f'  [{said}: '
             + ', '.join(f'{k} {verdict[k]:g}' for k in ('min', 'max') if k in verdict) + ']')
         print(f'  {metric:<24} {value:10.4f}{bound}')
+    spin = report['spin']
+    if spin is not None:
+        print(f"  SPUN at {spin['time_s']:.2f} s: sideslip {spin['sideslip_deg']:.1f} deg at "
+              f"{spin['speed_m_s']:.1f} m/s (moving backwards); the run ended there")
     verdict = (f'CUT at {args.duration:g} s of {cut_from_s:g} (--duration; no verdict)'
-               if cut_from_s is not None else 'PASSED' if passed else 'FAILED')
+               if cut_from_s is not None else 'PASSED' if passed else
+               'FAILED (spun)' if spin is not None else 'FAILED')
     print(f'{verdict}: {simulated:.2f} s simulated in '
           f"{result['wall_s']:.1f} s (x{report['real_time_factor']:.2f} real time; the loop "
           f"after the controller's first answer x{report['loop_real_time_factor']:.2f}); "

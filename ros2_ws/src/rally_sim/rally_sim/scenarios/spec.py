@@ -30,7 +30,8 @@ KEYS = {'name': str, 'vehicle': str, 'stage': (str, dict), 'command_mode': str, 
         'settle_s': (int, float), 'thresholds': dict}
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
             'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
-            'equilibrium': (dict, {}), 'opponents': (list, []), 'path': (str, '')}
+            'equilibrium': (dict, {}), 'opponents': (list, []), 'path': (str, ''),
+            'stop_on_spin': (bool, None)}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -90,9 +91,12 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
         raise ScenarioError(f'{path}: unknown key(s) {unknown}, missing key(s) {missing}')
     for key, (_, default) in OPTIONAL.items():
         spec.setdefault(key, default)
+    if spec['stop_on_spin'] is None:    # a car started in reverse drives backwards on purpose
+        spec['stop_on_spin'] = not (isinstance(spec['initial_speed_m_s'], (int, float))
+                                    and spec['initial_speed_m_s'] < 0.0)
     kinds = {**KEYS, **{key: kind for key, (kind, _) in OPTIONAL.items()}}
     for key, kind in kinds.items():
-        if not isinstance(spec[key], kind) or isinstance(spec[key], bool):
+        if not isinstance(spec[key], kind) or (kind is not bool and isinstance(spec[key], bool)):
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
     if isinstance(spec['stage'], dict):
         spec['stage'] = _made_stage(spec['stage'], path)

@@ -124,6 +124,20 @@ def test_misbehaving_controller_fails_with_the_reason(tmp_path, mode, reasons):
     assert not watch.leaked()                                  # no shared memory left
 
 
+def test_a_car_driven_backwards_has_spun_and_its_run_ends_there_failed(tmp_path):
+    scenario = short_scenario(tmp_path, 'reverse', controller={'command': [
+        'python', os.path.join(HERE, 'support', 'misbehaving_controller.py'), 'reverse', '2.0']})
+    result, report = run_scenario(scenario, tmp_path, tag=str(tmp_path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    spin = report['spin']
+    assert 2.0 < spin['time_s'] < 8.0 and abs(spin['sideslip_deg']) > 90.0
+    assert spin['speed_m_s'] > 1.0
+    assert report['simulated_s'] == spin['time_s'] and report['passed'] is False
+    assert all(v['passed'] for v in report['thresholds'].values())     # only the spin fails
+    assert f"SPUN at {spin['time_s']:.2f} s" in result.stdout
+    assert 'FAILED (spun)' in result.stdout
+
+
 def test_bad_scenario_file_exits_2_naming_the_key(tmp_path):
     scenario = short_scenario(tmp_path, 'broken', stage='moon')
     result, _ = run_scenario(scenario, tmp_path)

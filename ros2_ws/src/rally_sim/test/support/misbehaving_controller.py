@@ -1,15 +1,18 @@
 """
 A path follower that misbehaves after a while, as a user's executable.
 
-    misbehaving_controller.py wrong_stamp|die AFTER_S
+    misbehaving_controller.py wrong_stamp|die|reverse AFTER_S
 
 Answers correctly until simulated time AFTER_S, then either stamps its
-commands one second late (wrong_stamp) or exits (die). Run by
-scenarios/test_runner.py; the scenario runner must fail, naming what happened.
+commands one second late (wrong_stamp), exits (die) or drives backwards
+(reverse: speed -4 m/s, wheels straight; the car moving backwards is a spin).
+Run by scenarios/test_runner.py; the scenario runner must fail, naming what
+happened.
 """
 
 import sys
 
+from ackermann_msgs.msg import AckermannDriveStamped
 from rally_sim.ros.controllers.path_follower_node import PathFollower
 from rally_sim.ros.spinning import spin_until_shutdown
 import rclpy
@@ -26,6 +29,12 @@ class Misbehaving(PathFollower):
     def _on_odom(self, msg):
         if msg.header.stamp.sec + msg.header.stamp.nanosec / 1e9 < self.after_s:
             super()._on_odom(msg)
+        elif self.mode == 'reverse':
+            command = AckermannDriveStamped()
+            command.header.stamp = msg.header.stamp
+            command.header.frame_id = msg.child_frame_id
+            command.drive.speed = -4.0
+            self.answers.publish(self.publisher, command)
         elif self.mode == 'die':
             print('error: the controller gives up here', file=sys.stderr, flush=True)
             sys.exit(3)
