@@ -104,8 +104,10 @@ class DriftLqr:
         self.solver = SteadyState(self.vehicle, design.mode, design.gear)
         target = abs(design.sideslip_rad)
         count = max(2, math.ceil(math.degrees(target) / SCHEDULE_STEP_DEG) + 1)
-        family, ended = self.solver.family(-np.linspace(0.0, target, count),
-                                           radius_m=self.radius_m)
+        traced = self.solver.trace(-np.linspace(0.0, target, count), radius_m=self.radius_m)
+        family, ended = traced.equilibria, traced.ended
+        self.entry_note = traced.note()
+        """Why the car may not get from grip into the drift ('' when its family is whole)."""
         if ended or family[-1].limit:
             raise EquilibriumError(f'no drift to hold: {ended or family[-1].limit}')
         self.target = family[-1]

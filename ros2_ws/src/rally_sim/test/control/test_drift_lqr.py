@@ -63,6 +63,7 @@ def test_it_enters_and_holds_the_skid_pad_drift_on_its_equilibrium(mode):
     assert np.sqrt(np.mean(radius ** 2)) < 0.01            # 0.15 m
     assert np.sqrt(np.mean(speed ** 2)) < 0.01             # 0.1 m/s
     assert rows[int(2.0 / PERIOD_S), 3] > math.radians(-8.0)    # it entered from grip
+    assert law.entry_note == ''                 # a family whole from grip: nothing to warn of
 
 
 def test_a_right_hand_drift_is_the_left_one_mirrored():

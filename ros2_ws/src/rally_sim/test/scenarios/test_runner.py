@@ -313,6 +313,10 @@ def test_a_users_own_fifty_fifty_car_drifts_on_a_circle_made_to_order(tmp_path):
     metrics = report['metrics']
     assert metrics['radius_error_rms_m'] < 0.05           # from the equilibrium's 12 m
     assert metrics['sideslip_mean_deg'] == pytest.approx(25.0, abs=0.1)
+    (log,) = tmp_path.glob('scenario-*/controller.log')
+    said = log.read_text()
+    assert 'no grip driving at beta 0 deg: on this circle the front tyres saturate' in said
+    assert '[WARN]' in said and 'from grip driving it may not get there, and may spin' in said
 
 
 @pytest.mark.parametrize('stage, said', [

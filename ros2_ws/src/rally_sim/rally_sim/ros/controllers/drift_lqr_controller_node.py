@@ -24,6 +24,7 @@ from .odometry import planar_state, stamp_ns
 from .state_pairs import OdometryWithWheels
 from ..command_messages import message_of
 from ..parameters import declare
+from ...control.drift_figure_eight import DriftFigureEight
 from ...control.interface import WheelState
 from ...control.laws.drift_lqr import DriftLqrLaw, SPECS
 
@@ -49,6 +50,15 @@ class DriftLqrNode(Node):
             f"holding {p['vehicle']}'s equilibrium on {p['surface']}: R {p['radius_m']:g} m, "
             f'beta {math.degrees(target.sideslip_rad):.1f} deg, {target.speed_m_s:.2f} m/s, '
             f'steer {math.degrees(target.steer_rad):.1f} deg{gear}')
+        if self.law_entry_note():
+            self.get_logger().warning(
+                f'{self.law_entry_note()}. This controller holds the drift once the car is in '
+                'it; from grip driving it may not get there, and may spin')
+
+    def law_entry_note(self) -> str:
+        """Return why the car may not get from grip into the drift ('' when it can)."""
+        circle = self.law.left if isinstance(self.law, DriftFigureEight) else self.law
+        return circle.entry_note
 
     def _answer(self, odom: Odometry, slip: WheelSlip) -> None:
         """Answer the state of one stamp: its odometry and its rear wheels' spins."""
