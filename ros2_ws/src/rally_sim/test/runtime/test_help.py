@@ -1,6 +1,10 @@
-"""Every entry point answers --help with help, and starts nothing and writes nothing."""
+"""
+Every entry point answers --help with help, and starts nothing and writes nothing.
 
-import os
+They run in the package's source tree, as a user in a checkout runs them:
+nothing may appear there (a `--help` folder of stages once did).
+"""
+
 import pathlib
 import re
 import subprocess
@@ -10,6 +14,12 @@ from support import ros_process
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / 'rally_sim'
 SETUP = PACKAGE.parent / 'setup.py'
+SOURCE = PACKAGE.parent
+
+
+def tree(root: pathlib.Path) -> set:
+    """Return every path under root but Python's byte-code caches."""
+    return {str(p.relative_to(root)) for p in root.rglob('*') if '__pycache__' not in p.parts}
 
 
 def module_entries():
@@ -35,7 +45,8 @@ def test_every_entry_point_answers_help_and_starts_nothing(tmp_path):
     assert {module for _, module in scripts} <= set(entries)      # each is a `python -m` too
     commands = {module: [sys.executable, '-m', module, '--help'] for module in entries}
     environment = ros_process.tagged_environment(str(tmp_path))
-    running = {module: subprocess.Popen(command, cwd=tmp_path, env=environment,
+    before = tree(SOURCE)
+    running = {module: subprocess.Popen(command, cwd=SOURCE, env=environment,
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
                for module, command in commands.items()}
@@ -49,5 +60,5 @@ def test_every_entry_point_answers_help_and_starts_nothing(tmp_path):
         assert 'parameters (--ros-args -p NAME:=VALUE' in said[module]
         assert '[INFO]' not in said[module]     # no node started, nothing logged
     assert 'contact (default' in said['rally_sim.ros.node']
-    assert os.listdir(tmp_path) == []           # nothing written (stages wrote into '--help')
+    assert tree(SOURCE) ^ before == set()      # nothing written (stages wrote into '--help')
     assert not ros_process.tagged_processes(str(tmp_path))
