@@ -173,9 +173,9 @@ def test_on_springs_it_enters_and_holds_the_drift_designed_on_the_car_itself(mod
 
 
 def test_it_holds_the_drift_of_random_cars_on_springs_designed_on_each():
-    """Twelve seeded random cars on springs (support/random_cars.py on_springs), -20 deg each."""
+    """Eight seeded random cars on springs (support/random_cars.py on_springs), -20 deg each."""
     entered = 0
-    for seed in range(12):
+    for seed in range(8):
         tree, radius, mode = random_car(seed)
         config = from_mapping(on_springs(tree, seed))
         design = DriftDesign(radius_m=radius, sideslip_rad=math.radians(-20.0), mode=mode)
@@ -183,5 +183,5 @@ def test_it_holds_the_drift_of_random_cars_on_springs_designed_on_each():
             DriftLqr(config, 'gravel', design), design, config)
         assert sideslip_deg < 0.5 and radius_share < 0.01, (seed, sideslip_deg, radius_share)
         entered += into
-    print(f'drift LQR on random cars on springs: 12 held, {entered} entered from grip')
-    assert entered >= 9                    # 10 of 12 when written
+    print(f'drift LQR on random cars on springs: 8 held, {entered} entered from grip')
+    assert entered >= 6                    # 6 of 8 (10 of the first 12) when written
