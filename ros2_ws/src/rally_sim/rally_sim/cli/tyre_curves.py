@@ -163,7 +163,8 @@ def tyres_named(name: str) -> List[Tuple[str, TyreFile, float, float]]:
     ConfigError saying why a name means none.
     """
     path = tyre_path(name)
-    if path.lower().endswith('.tir') or os.path.isfile(path):
+    vehicle_file = path.lower().endswith(('.yaml', '.yml'))
+    if not vehicle_file and (path.lower().endswith('.tir') or os.path.isfile(path)):
         tyre = read_tir(path)
         return [('', tyre, 0.0, tyre['FNOMIN'])]
     try:

@@ -61,6 +61,12 @@ def test_a_vehicle_on_tir_tyres_gives_each_axles_tyre_at_its_load_and_camber(tmp
     # rwd_gravel: 1050 kg, 1.10 / 1.30 m: a front wheel carries 2790 N, a rear one 2361 N
     assert '     2790 ' in printed and '     2361 ' in printed
     assert (tmp_path / 'car_front.png').exists() and (tmp_path / 'car_rear.png').exists()
+    mine = tmp_path / 'my_car.yaml'                 # a user's own vehicle file, by path
+    mine.write_text(open(os.path.join(os.path.dirname(__file__), '..', '..', 'config',
+                                      'vehicles', 'rwd_gravel_mf.yaml'),
+                         encoding='utf-8').read(), encoding='utf-8')
+    assert main([str(mine)]) == 0
+    assert capsys.readouterr().out.count('     2790 ') == printed.count('     2790 ')
     assert main(['volvo_v40']) == 2
     assert "vehicle 'volvo_v40' has document 002's tyres" in capsys.readouterr().err
     assert main(['nosuch']) == 2
