@@ -98,6 +98,7 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
     for key, kind in kinds.items():
         if not isinstance(spec[key], kind) or (kind is not bool and isinstance(spec[key], bool)):
             raise ScenarioError(f"{path}: key '{key}' = {spec[key]!r} has the wrong type")
+    _find_beside(spec, path)
     if isinstance(spec['stage'], dict):
         spec['stage'] = _made_stage(spec['stage'], path)
     elif stage_named(spec['stage']) is None or (spec['stage'] not in STAGES and
@@ -144,9 +145,42 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
 FOLLOWER = 'rally_sim.ros.path_follower'
 
 
+def beside(value: Any, path: str) -> Any:
+    """Return a relative name of a file beside the scenario `path` made absolute; else value."""
+    if not isinstance(value, str) or not value or os.path.isabs(value):
+        return value
+    found = os.path.join(os.path.dirname(os.path.abspath(path)), value)
+    return found if os.path.isfile(found) else value
+
+
+def _find_beside(spec: Dict[str, Any], path: str) -> None:
+    """
+    Make the files a scenario names beside itself absolute: a scenario runs from any folder.
+
+    Its vehicle, stage map, sensor profile and path; each controller's
+    command words and parameters (a script, a vehicle, a transition), the
+    opponents' too. A name that is no file beside the scenario stays as it
+    is (a preset, or a file from the working folder).
+    """
+    for key in ('vehicle', 'stage', 'sensors', 'path'):
+        spec[key] = beside(spec[key], path)
+    owners = [spec] + [o for o in spec['opponents'] if isinstance(o, dict)]
+    for owner in owners:
+        owner['vehicle'] = beside(owner.get('vehicle'), path)
+        if owner['vehicle'] is None:
+            del owner['vehicle']
+        controller = owner.get('controller')
+        if not isinstance(controller, dict):
+            continue
+        if isinstance(controller.get('command'), list):
+            controller['command'] = [beside(word, path) for word in controller['command']]
+        if isinstance(controller.get('params'), dict):
+            controller['params'] = {k: beside(v, path) for k, v in controller['params'].items()}
+
+
 def _check_path(spec: Dict[str, Any], path: str) -> None:
     """
-    Check the scenario's own reference path (key 'path'), found beside the scenario file.
+    Check the scenario's own reference path (key 'path'), beside the scenario file or not.
 
     A path CSV (columns x, y; a drive's best_lap.csv is one) replaces the
     stage's line for the metrics and the start; the example path follower
@@ -154,9 +188,7 @@ def _check_path(spec: Dict[str, Any], path: str) -> None:
     """
     if not spec['path']:
         return
-    given = spec['path']
-    beside = os.path.join(os.path.dirname(os.path.abspath(path)), given)
-    found = given if os.path.isfile(given) else beside
+    found = given = spec['path']            # beside the scenario: made absolute already
     try:
         ClosedPath(read_path(found))
     except (OSError, ValueError) as error:
