@@ -139,12 +139,16 @@ class Car:
 
     def teleport(self, x: float, y: float, yaw: float) -> None:
         """
-        Put the car at rest at a pose; its earlier measurements are dropped.
+        Put the car at rest at a pose, its commands and actuators as at a start.
 
-        ValueError, the car left where it was, for a pose outside the map,
-        in a wall or on another car (Contacts.refuse_pose).
+        Wheels straight, no drive or brake, the dead times and lags emptied
+        (as f1tenth_gym's reset does): the controller's next command takes
+        over. Its earlier measurements are dropped. ValueError, the car left
+        where it was, for a pose outside the map, in a wall or on another car
+        (Contacts.refuse_pose).
         """
         self.contacts.refuse_pose(self.contacts.session.cars.index(self), x, y, yaw)
+        self.intake.reset()
         self.place(Start(x, y, yaw))
         self.sensors.reset()
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rally_sim.control.interface import Ackermann, WheelTorques
 from rally_sim.physics import Surface, Vehicle
-from rally_sim.physics.model import C_BRAKE
+from rally_sim.physics.model import C_BRAKE, C_DRIVE, C_STEER
 from rally_sim.sensors import load_profile
 from rally_sim.sim import Front, Session, Start
 from rally_sim.sim.session import DEFAULT_SETTINGS
@@ -90,9 +90,13 @@ def test_a_second_car_of_the_same_name_is_refused():
 
 def test_reset_restarts_every_car_and_teleport_moves_the_first_only():
     session, _ = run(CARS, steps=500)
+    assert session.cars[0].vehicle.command[C_STEER] == pytest.approx(0.05)
     session.teleport(-3.0, 4.0, 0.5)
     ego, opponent = (car.vehicle.state for car in session.cars)
     assert ego[:3].tolist() == [-3.0, 4.0, 0.5] and ego[3] == 0.0
+    moved = session.cars[0]                         # its actuators reset: wheels straight
+    assert moved.vehicle.command[C_STEER] == 0.0 and moved.intake.steer_rad == 0.0
+    assert np.all(moved.vehicle.command[C_DRIVE:C_DRIVE + 4] == 0.0)
     assert opponent[3] > 5.0                        # the opponent drives on
     session.cars[1].teleport(1.0, 2.0, 3.0)
     assert opponent[:3].tolist() == [1.0, 2.0, 3.0] and ego[:3].tolist() == [-3.0, 4.0, 0.5]
