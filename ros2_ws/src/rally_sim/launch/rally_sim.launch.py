@@ -44,6 +44,9 @@ def f1tenth_simulator(context):
                       publish_clock=LaunchConfiguration('publish_clock'))
     if given['map']:        # the user's walls over one ground, not the track's surface map
         parameters.update(map=given['map'], surface=given['surface'])
+    if given['contact']:
+        parameters['contact'] = given['contact']
+    parameters['command_timeout_s'] = _number(given['command_timeout_s'])
     for car in cars:
         for key, argument in zip(('initial_x', 'initial_y', 'initial_yaw'), F1TENTH_STARTS[car]):
             if given[argument]:
@@ -139,6 +142,15 @@ def generate_launch_description():
         DeclareLaunchArgument('stheta1', default_value='',
                               description="topic_profile f1tenth: the opponent car's start "
                               "yaw [rad]; '': the track's start, or 0"),
+        DeclareLaunchArgument('contact', default_value='',
+                              description="topic_profile f1tenth: a car that touches a wall or "
+                              "the other car: stop (halts until /initialpose, as f1tenth_gym's "
+                              "collision), bounce or off (drives through); '': the "
+                              "params_file's (stop)"),
+        DeclareLaunchArgument('command_timeout_s', default_value='0.0',
+                              description='topic_profile f1tenth: simulated seconds without a '
+                              '/drive before the watchdog cuts drive and brakes; 0 (the '
+                              "default): never, the last command holds, as f1tenth_gym_ros's"),
         DeclareLaunchArgument('scan_rate_hz', default_value='40.0',
                               description='topic_profile f1tenth: the rate of scans and '
                               "odometry [Hz] (40: the Hokuyo UST-10LX's)"),

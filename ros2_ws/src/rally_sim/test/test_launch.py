@@ -196,6 +196,10 @@ def test_two_cars_with_every_argument_changed(tmp_path):
             'blue.vehicle': 'fwd_hatchback', 'surface': 'rally_stage', 'publish_rate_hz': 50.0})
 
 
+def seconds(stamp) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
 def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive():
     from ackermann_msgs.msg import AckermannDriveStamped
     from nav_msgs.msg import OccupancyGrid
@@ -232,6 +236,11 @@ def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive
         assert grids[0].header.frame_id == 'map' and grids[0].info.resolution == \
             pytest.approx(0.05)
         assert listener.seen['/opp_racecar/odom'][-1].twist.twist.linear.x < 0.1   # not driven
+        ego = listener.seen['/ego_racecar/odom']        # /drive stops: the command holds
+        stopped_s = seconds(ego[-1].header.stamp)
+        assert ros_process.spin_until(node, lambda: seconds(ego[-1].header.stamp) > stopped_s
+                                      + 1.0, START_S, [launch.process])
+        assert ego[-1].twist.twist.linear.x > 1.0       # no watchdog braked it
     finally:
         listener.close()
         output = launch.interrupt()
@@ -246,7 +255,7 @@ def test_the_f1tenth_profile_on_a_map_and_start_pose_of_your_own_drives_on_cmd_v
     corridors = corridor_map(str(tmp_path))
     launch = Launch('rally_sim.launch.py', 'topic_profile:=f1tenth', 'rviz:=false',
                     f'map:={corridors}', 'sx:=9.1', 'sy:=2.6', 'stheta:=1.5708',
-                    'scan_rate_hz:=50')
+                    'scan_rate_hz:=50', 'contact:=bounce')
     listener = Listener(['ego_racecar'])
     node, slips = listener.node, []
     node.create_subscription(Slip, '/ego_racecar/wheel_slip', slips.append, 10)
@@ -274,7 +283,9 @@ def test_the_f1tenth_profile_on_a_map_and_start_pose_of_your_own_drives_on_cmd_v
         output = launch.interrupt()
     check_clean_stop(launch, output)
     line = next((line for line in output.splitlines() if 'four_wheel' in line), output)
-    assert f'f1tenth (four_wheel) on uniform tarmac_dry, walls from {corridors};' in line, line
+    assert (f'f1tenth (four_wheel) on uniform tarmac_dry, walls from {corridors} (contact '
+            'bounce);') in line, line
+    assert 'command mode speed (the last command held (no watchdog))' in line, line
 
 
 def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():

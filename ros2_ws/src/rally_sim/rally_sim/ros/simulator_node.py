@@ -132,10 +132,14 @@ class SimulatorNode(Node):
             f"{car.name} ({car.vehicle.config['name']})" for car in cars)
         walls = self.session.scene.occupancy
         walls = f"from {walls.source or 'a map'}" if walls is not None else 'none'
+        contact = f" (contact {s['contact']})" if walls != 'none' or len(cars) > 1 else ''
+        timeout = s['command_timeout_s']
+        watchdog = (f'watchdog after {timeout:g} s without one' if timeout > 0.0
+                    else 'the last command held (no watchdog)')
         self.get_logger().info(
-            f'{what} on {self.vehicle.surface.description}, walls {walls}; physics '
+            f'{what} on {self.vehicle.surface.description}, walls {walls}{contact}; physics '
             f"{s['physics_rate_hz']:g} Hz, publishing {s['publish_rate_hz']:g} Hz, pacing "
-            f"{s['pacing']}{sync}, command mode {s['command_mode']}; sensors "
+            f"{s['pacing']}{sync}, command mode {s['command_mode']} ({watchdog}); sensors "
             f"{self.sensors.profile.name} ({', '.join(self.outputs.topics()) or 'none'}), seed "
             f"{self.seed}, TF {self.frames.odom} -> {self.frames.base}: {s['tf_source']}"
             + (' (each car alike)' if len(cars) > 1 else ''))

@@ -72,6 +72,8 @@ class CommandIntake:
         self.gear = AUTOMATIC
         self.last_command_steps = self._steps()
         self.timed_out = False
+        self.commanded = False
+        """Whether a command came since the start (before one, there is no drive to cut)."""
 
     # ---- commands ----------------------------------------------------------
 
@@ -147,7 +149,9 @@ class CommandIntake:
         self.last_command_steps = self._steps()
         if self.timed_out:
             self.timed_out = False
-            self.reports.logger.info('commands resumed')
+            self.reports.logger.info('commands resumed' if self.commanded else
+                                     'a first command: brakes off')
+        self.commanded = True
         if not self._pushed_at_period_start():
             self.push(integrate=False)
 
@@ -172,8 +176,13 @@ class CommandIntake:
         if (timeout > 0.0 and not self.timed_out
                 and (self._steps() - self.last_command_steps) * self.dt >= timeout):
             self.timed_out = True
-            self.reports.logger.warning(
-                f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
+            if self.commanded:
+                self.reports.logger.warning(
+                    f'no command for {timeout:g} s of simulated time: drive cut, brakes on')
+            else:
+                self.reports.logger.info(
+                    f'no command yet ({timeout:g} s of simulated time): brakes on until the '
+                    'first (command_timeout_s)')
             self.push()
         elif self.settings['command_mode'] == 'speed' and not self.timed_out:
             self.push()

@@ -119,12 +119,20 @@ def test_the_watchdog_brakes_a_small_car_with_its_own_brakes_without_a_clamp_war
                       start=Start(0.0, 0.0, 0.0, 3.0), front=Kept())
     car = session.cars[0]
     assert np.all(car.vehicle.brake_limit < DEFAULT_SETTINGS['timeout_brake_torque_n_m'])
-    with caplog.at_level('WARNING', logger='rally_sim'):
+    with caplog.at_level('INFO', logger='rally_sim'):
         session.at_step(publish=True)
-        session.advance(round(1.0 / session.dt))       # no command: the watchdog at 0.5 s
-    said = [r.getMessage() for r in caplog.records]
-    assert any('no command for 0.5 s' in m for m in said), said
-    assert not any('clamped' in m for m in said), said
+        session.advance(round(1.0 / session.dt))       # no command yet: the watchdog at 0.5 s
+        assert car.vehicle.command[C_BRAKE:C_BRAKE + 4].tolist() == \
+            car.vehicle.brake_limit.tolist()
+        car.take(Ackermann(0.0, 0.0, 0.0, 0.0))
+        session.advance(round(1.0 / session.dt))       # a first command, then none: cut
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert said[:3] == [
+        ('INFO', 'no command yet (0.5 s of simulated time): brakes on until the first '
+                 '(command_timeout_s)'),
+        ('INFO', 'a first command: brakes off'),
+        ('WARNING', 'no command for 0.5 s of simulated time: drive cut, brakes on')], said
+    assert not any('clamped' in m for _, m in said), said
     assert car.vehicle.command[C_BRAKE:C_BRAKE + 4].tolist() == car.vehicle.brake_limit.tolist()
 
 
