@@ -77,7 +77,8 @@ def walls_from(text: str, surface: Surface):
     Return the occupancy map a `map` setting names (world/occupancy.py), or None.
 
     '': the one beside the surface's map (a stage's <name>_map.yaml), if
-    any; 'none': no walls; a shipped stage's name: its map; else a file.
+    any; 'none': no walls; a shipped stage's name: its map; else a file,
+    with or without its .yaml (f1tenth_gym_ros's map_path has none).
     MapError naming the file and the key if it cannot be used.
     """
     from .world.occupancy import load_map, map_beside, MapError
@@ -87,6 +88,8 @@ def walls_from(text: str, surface: Surface):
         beside = map_beside(surface.source) if surface.source else None
         return load_map(beside) if beside else None
     path = preset(text, 'stages', '_map.yaml')
+    if not os.path.isfile(path) and os.path.isfile(text + '.yaml'):
+        path = text + '.yaml'
     if not os.path.isfile(path):
         raise MapError(f"no occupancy map '{text}': not a stage with one, nor a file")
     return load_map(path)

@@ -249,12 +249,13 @@ def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive
 
 def test_the_f1tenth_profile_on_a_map_and_start_pose_of_your_own_drives_on_cmd_vel(tmp_path):
     """Issue 47: a student's own map and start pose as launch arguments, keyboard teleop."""
+    # the map named without .yaml, as f1tenth_gym_ros's map_path names it (issue 59)
     from geometry_msgs.msg import Twist
     from support.maps import corridor_map
     from rally_sim_msgs.msg import WheelSlip as Slip
     corridors = corridor_map(str(tmp_path))
     launch = Launch('rally_sim.launch.py', 'topic_profile:=f1tenth', 'rviz:=false',
-                    f'map:={corridors}', 'sx:=9.1', 'sy:=2.6', 'stheta:=1.5708',
+                    f'map:={corridors[:-5]}', 'sx:=9.1', 'sy:=2.6', 'stheta:=1.5708',
                     'scan_rate_hz:=50', 'contact:=bounce')
     listener = Listener(['ego_racecar'])
     node, slips = listener.node, []
