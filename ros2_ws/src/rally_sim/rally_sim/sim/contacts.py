@@ -119,18 +119,25 @@ class Contacts:
                     safe = min(safe, _steps(both, clearance, dt))
         return max(1, safe), walls
 
-    def refuse_overlap(self, k: int) -> None:
-        """Raise ValueError, naming the position, if car k stands in a wall or on another car."""
+    def refuse_overlap(self, k: int, off_map: bool = True) -> None:
+        """
+        Raise ValueError, naming the position, if car k stands in a wall or on another car.
+
+        off_map: outside the map too (a start: the rule /initialpose has).
+        """
+        session = self.session
+        occupancy = session.scene.occupancy
+        x, y = (float(v) for v in session.cars[k].vehicle.state[[X, Y]])
+        if off_map and occupancy is not None and not occupancy.contains(x, y):
+            raise ValueError(f"car '{session.cars[k].name}' starts at x = {x:.3f}, y = {y:.3f} m "
+                             f'outside the map ({occupancy.extent_text()}): start it on the map')
         if self.mode == 'off':
             return
-        session = self.session
         rows = self._rows()
         touched = self._wall(rows[k]) or self._other_car(k, rows)
         if touched is not None:
-            car = session.cars[k]
-            x, y = (float(v) for v in car.vehicle.state[[X, Y]])
             what = 'a wall' if touched[0] == 'wall' else f"car '{touched[0]}'"
-            raise ValueError(f"car '{car.name}' starts at x = {x:.3f}, y = {y:.3f} m where its "
+            raise ValueError(f"car '{session.cars[k].name}' starts at x = {x:.3f}, y = {y:.3f} m where its "
                              f'footprint overlaps {what} (near x = {touched[1]:.3f}, y = '
                              f'{touched[2]:.3f}): start it clear of walls and cars')
 

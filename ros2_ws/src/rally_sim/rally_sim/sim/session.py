@@ -344,7 +344,7 @@ class Session:
         self.contacts.forget()
         try:
             for k in range(len(self.cars)):
-                self.contacts.refuse_overlap(k)
+                self.contacts.refuse_overlap(k, off_map=False)
         except ValueError:
             self.scene.set_walls(before)
             raise

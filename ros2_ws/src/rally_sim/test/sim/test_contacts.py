@@ -105,6 +105,9 @@ def test_a_car_that_starts_in_a_wall_or_on_another_car_is_refused():
         s.add_car('two', Vehicle(vehicle('volvo_v40')), load_profile('ideal'), 0,
                   start=Start(1.0, 0.0))
     assert [car.name for car in s.cars] == ['ego'] and len(s.scene.cars) == 1
+    with pytest.raises(ValueError, match=r"car 'ego' starts at x = 90.000, y = 0.000 m outside "
+                                         r'the map \(.*\): start it on the map'):
+        session([('ego', Start(90.0, 0.0))], wall_at(20.0))     # as /initialpose refuses it
 
 
 def test_with_contact_off_a_car_drives_through():
