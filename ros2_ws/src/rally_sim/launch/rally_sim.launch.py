@@ -16,10 +16,11 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
+from rally_sim.ros.launch_exit import simulator_ended
 
 F1TENTH_TOPICS = [
     ('/ego_racecar/ackermann_cmd', '/drive'), ('/ego_racecar/scan', '/scan'),
@@ -52,7 +53,7 @@ def f1tenth_simulator(context):
             if given[argument]:
                 parameters[f'{car}.{key}'] = _number(given[argument])
     return [Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
-                 output='screen', on_exit=Shutdown(reason='rally_sim ended'),
+                 output='screen', on_exit=simulator_ended,
                  parameters=[LaunchConfiguration('params_file'), parameters],
                  remappings=F1TENTH_TOPICS)] + [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
@@ -158,7 +159,7 @@ def generate_launch_description():
         # A simulator that cannot start (a bad parameter: exit 2, the reason on
         # screen) or dies ends the launch: nothing is left running without it.
         Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
-             namespace=namespace, output='screen', on_exit=Shutdown(reason='rally_sim ended'),
+             namespace=namespace, output='screen', on_exit=simulator_ended,
              condition=ours,
              parameters=[LaunchConfiguration('params_file'),
                          {'vehicle': vehicle, 'surface': surface,

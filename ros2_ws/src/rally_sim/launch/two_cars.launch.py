@@ -13,10 +13,11 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from rally_sim.ros.launch_exit import simulator_ended
 
 
 def nodes(context):
@@ -29,7 +30,7 @@ def nodes(context):
     use_sim_time = LaunchConfiguration('use_sim_time')
     simulator = Node(
         package='rally_sim', executable='rally_sim_node', name='rally_sim', output='screen',
-        on_exit=Shutdown(reason='rally_sim ended'),
+        on_exit=simulator_ended,
         parameters=[LaunchConfiguration('params_file'), {
             'cars': cars, 'surface': LaunchConfiguration('surface'),
             f'{cars[0]}.vehicle': LaunchConfiguration('car1_vehicle'),

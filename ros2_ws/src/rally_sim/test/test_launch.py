@@ -295,6 +295,8 @@ def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():
     assert re.search(r'\[rally_sim_node-1\]: process has died \[pid \d+, exit code 2', output)
     assert "no vehicle 'nosuchcar'" in output and 'presets: arcade_group2' in output, output
     assert 'Traceback' not in output, output
+    assert launch.process.returncode == 1, output       # a script sees the launch fail
+    assert 'rally_sim exited with code 2 (its reason is above): the launch fails' in output
     assert launch.left_running() == [], output
 
 
