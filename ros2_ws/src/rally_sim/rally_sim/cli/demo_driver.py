@@ -197,6 +197,31 @@ class DemoDriver(Node):
         return Trajectory(columns, [])
 
 
+def finish(driver: 'DemoDriver', recorder: Optional[BagRecorder], record: Optional[str],
+           until_ns: int, folder: str) -> Optional[Trajectory]:
+    """
+    End a run: take what is still on its way, close the bag, leave ROS; return the trajectory.
+
+    The run is cut at until_ns, so run.csv has the same samples recording or
+    not. None (said on stderr) when too little was recorded.
+    """
+    if recorder is not None:
+        recorder.drain(lambda: rclpy.spin_once(driver, timeout_sec=0.05))
+    else:
+        driver.settle()
+    trajectory = driver.trajectory(until_ns=until_ns)
+    if recorder is not None:
+        counts = recorder.close()
+        print(f'recorded {sum(counts.values())} messages on {len(counts)} topics into '
+              f'{record}')
+    driver.destroy_node()
+    rclpy.try_shutdown()
+    if len(trajectory.columns['t']) < 2:
+        print(f'no data was recorded; see the logs in {folder}', file=sys.stderr)
+        return None
+    return trajectory
+
+
 def trouble(driver: 'DemoDriver', processes: List[subprocess.Popen], stop: StopRequest,
             waited: float, folder: str) -> Optional[str]:
     """Return why a run cannot go on (no odometry in time, a process ended), else None."""
@@ -342,21 +367,8 @@ def main(argv=None, stop: StopRequest = None) -> int:
     finally:
         print()
         stop_all(processes)
-    # What is still on its way comes in, recording or not; the run is cut at the
-    # duration, so run.csv has the same samples either way.
-    if recorder is not None:
-        recorder.drain(lambda: rclpy.spin_once(driver, timeout_sec=0.05))
-    else:
-        driver.settle()
-    trajectory = driver.trajectory(until_ns=round(args.duration * 1e9))
-    if recorder is not None:
-        counts = recorder.close()
-        print(f'recorded {sum(counts.values())} messages on {len(counts)} topics into '
-              f'{args.record}')
-    driver.destroy_node()
-    rclpy.try_shutdown()
-    if len(trajectory.columns['t']) < 2:
-        print(f'no data was recorded; see the logs in {folder}', file=sys.stderr)
+    trajectory = finish(driver, recorder, args.record, round(args.duration * 1e9), folder)
+    if trajectory is None:
         return 1
     csv_path = os.path.join(folder, 'run.csv')
     png_path = os.path.join(folder, 'run.png')

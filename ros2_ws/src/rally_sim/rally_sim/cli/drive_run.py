@@ -34,7 +34,7 @@ import rclpy
 from rclpy.signals import SignalHandlerOptions
 import yaml
 
-from .demo_driver import DemoDriver, start, trouble
+from .demo_driver import DemoDriver, finish, start, trouble
 from .replay import write_trajectory
 from ..drive.assists import ASSIST_SPECS
 from ..drive.laps import LapTimer
@@ -253,19 +253,9 @@ def main(argv=None, stop: StopRequest = None) -> int:
     if args.open:
         webbrowser.open(url)
     status = _drive(args, recorder, processes, stop, folder)
-    if bag is not None:
-        bag.drain(lambda: rclpy.spin_once(recorder, timeout_sec=0.05))
-    else:
-        recorder.settle()
-    trajectory = recorder.trajectory(until_ns=round(min(args.duration, 1e6) * 1e9))
-    if bag is not None:
-        counts = bag.close()
-        print(f'recorded {sum(counts.values())} messages on {len(counts)} topics into '
-              f'{args.record}')
-    recorder.destroy_node()
-    rclpy.try_shutdown()
-    if len(trajectory.columns['t']) < 2:
-        print(f'no data was recorded; see the logs in {folder}', file=sys.stderr)
+    trajectory = finish(recorder, bag, args.record, round(min(args.duration, 1e6) * 1e9),
+                        folder)
+    if trajectory is None:
         return 1
     write_results(folder, trajectory, args, path)
     return status
