@@ -144,9 +144,9 @@ def generate_launch_description():
                               description="topic_profile f1tenth: the opponent car's start "
                               "yaw [rad]; '': the track's start, or 0"),
         DeclareLaunchArgument('contact', default_value='',
-                              description="topic_profile f1tenth: a car that touches a wall or "
-                              "the other car: stop (halts until /initialpose, as f1tenth_gym's "
-                              "collision), bounce or off (drives through); '': the "
+                              description='topic_profile f1tenth: a car that touches a wall or '
+                              'the other car: stop (halts until /initialpose, as the '
+                              'f1tenth_gym collision), bounce or off (drives through); empty: the '
                               "params_file's (stop)"),
         DeclareLaunchArgument('command_timeout_s', default_value='0.0',
                               description='topic_profile f1tenth: simulated seconds without a '

@@ -113,6 +113,6 @@ def test_two_car_launch_takes_the_one_car_arguments_per_car():
     # one simulator: one clock, one stage, one RViz; a topic profile of one car's
     of_the_simulator = {'publish_clock', 'publish_stage', 'trail_colour', 'rviz_config',
                         'topic_profile', 'opponent', 'map', 'sx', 'sy', 'stheta', 'sx1', 'sy1',
-                        'stheta1', 'scan_rate_hz'}
+                        'stheta1', 'scan_rate_hz', 'contact', 'command_timeout_s'}
     assert two_cars == (one_car - per_car - of_the_simulator) | {
         f'{car}_{argument}' for car in ('car1', 'car2') for argument in per_car}

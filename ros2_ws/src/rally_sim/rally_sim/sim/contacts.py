@@ -137,9 +137,10 @@ class Contacts:
         touched = self._wall(rows[k]) or self._other_car(k, rows)
         if touched is not None:
             what = 'a wall' if touched[0] == 'wall' else f"car '{touched[0]}'"
-            raise ValueError(f"car '{session.cars[k].name}' starts at x = {x:.3f}, y = {y:.3f} m where its "
-                             f'footprint overlaps {what} (near x = {touched[1]:.3f}, y = '
-                             f'{touched[2]:.3f}): start it clear of walls and cars')
+            raise ValueError(f"car '{session.cars[k].name}' starts at x = {x:.3f}, y = {y:.3f} "
+                             f'm where its footprint overlaps {what} (near x = '
+                             f'{touched[1]:.3f}, y = {touched[2]:.3f}): start it clear of walls '
+                             'and cars')
 
     def refuse_pose(self, k: int, x: float, y: float, yaw: float) -> None:
         """
