@@ -162,13 +162,11 @@ def _find_beside(spec: Dict[str, Any], path: str) -> None:
     opponents' too. A name that is no file beside the scenario stays as it
     is (a preset, or a file from the working folder).
     """
-    for key in ('vehicle', 'stage', 'sensors', 'path'):
+    for key in ('stage', 'sensors', 'path'):
         spec[key] = beside(spec[key], path)
-    owners = [spec] + [o for o in spec['opponents'] if isinstance(o, dict)]
-    for owner in owners:
-        owner['vehicle'] = beside(owner.get('vehicle'), path)
-        if owner['vehicle'] is None:
-            del owner['vehicle']
+    for owner in [spec] + [o for o in spec['opponents'] if isinstance(o, dict)]:
+        if 'vehicle' in owner:
+            owner['vehicle'] = beside(owner['vehicle'], path)
         controller = owner.get('controller')
         if not isinstance(controller, dict):
             continue
@@ -188,12 +186,12 @@ def _check_path(spec: Dict[str, Any], path: str) -> None:
     """
     if not spec['path']:
         return
-    found = given = spec['path']            # beside the scenario: made absolute already
+    given = spec['path']                    # beside the scenario: made absolute already
     try:
-        ClosedPath(read_path(found))
+        ClosedPath(read_path(given))
     except (OSError, ValueError) as error:
         raise ScenarioError(f"{path}: key 'path' = {given!r}: {error}") from None
-    spec['path'] = os.path.abspath(found)
+    spec['path'] = os.path.abspath(given)
     controller = spec['controller']
     if controller['command'][-1] == FOLLOWER:
         controller.setdefault('params', {}).setdefault('path_file', spec['path'])
