@@ -66,6 +66,7 @@ class Feed:
         self.server = server
         self.rate_hz, self.scan_rate_hz, self.driven = rate_hz, scan_rate_hz, driven
         self.cars: Dict[str, CarRecord] = {}
+        self._order: List[CarRecord] = []
         self.wheels: Dict[str, Dict[str, List[float]]] = {}
         self.lasers: Dict[str, List[float]] = {}
         self.locks_rad: Dict[str, float] = {}
@@ -77,6 +78,8 @@ class Feed:
         self.path: Optional[ClosedPath] = None
         self.version = 0
         self.facts_sent: List[dict] = []
+        self.facts_due = True
+        """Whether the cars' facts may have changed (a car, its wheels, footprint, the scene)."""
         self.last_frame = -math.inf
         self.scan_sent: Dict[str, float] = {}
         self.clock = collections.deque()
@@ -90,13 +93,17 @@ class Feed:
 
     def car(self, name: str) -> CarRecord:
         """Return the car of that name, known from now on."""
-        if name not in self.cars:
-            self.cars[name] = CarRecord(name)
-        return self.cars[name]
+        car = self.cars.get(name)
+        if car is None:
+            car = self.cars[name] = CarRecord(name)
+            self.facts_due = True
+            self._order = sorted(self.cars.values(),
+                                 key=lambda c: (c.name != self.driven, c.name))
+        return car
 
     def ordered(self) -> List[CarRecord]:
         """Return the cars in drawing order: the driven one first, then by name."""
-        return sorted(self.cars.values(), key=lambda c: (c.name != self.driven, c.name))
+        return self._order
 
     def odometry(self, name: str, msg, now_s: float, publish: bool = True) -> None:
         """
@@ -117,6 +124,7 @@ class Feed:
         for each in cars:
             if each.prefix is None and each.odometry is not None:
                 each.prefix = frame_prefix(each.odometry.child_frame_id)
+                self.facts_due = True
         self._frame(cars, publish)
 
     def refresh(self) -> None:
@@ -140,7 +148,7 @@ class Feed:
     def footprint(self, name: str, msg) -> None:
         """Take a car's outline (a PolygonStamped in base_link)."""
         self.car(name).footprint = outline_of(msg)
-        self.facts_sent = []
+        self.facts_sent, self.facts_due = [], True
 
     def wheels_known(self) -> bool:
         """Return whether every car's wheels are known (then /tf has nothing more to say)."""
@@ -156,6 +164,7 @@ class Feed:
             slot = next((s for s in WHEEL_FRAMES if child.endswith(s)), None)
             if slot is not None and parent == child[:-len(slot)] + 'base_link':
                 self.wheels.setdefault(child[:-len(slot)], {})[slot] = [v.x, v.y, v.z]
+                self.facts_due = True
             elif child.endswith('laser'):
                 q = t.transform.rotation
                 self.lasers[child] = [v.x, v.y, 2.0 * math.atan2(q.z, q.w)]
@@ -236,7 +245,7 @@ class Feed:
         self.ground = ground_module.build(self.triangles, self.walls)
         self.path = ClosedPath(self.points) if self.points is not None else None
         self.tracks = {}
-        self.facts_sent = []
+        self.facts_sent, self.facts_due = [], True
         self.version += 1
         self.server.set_ground(self.ground.png if self.ground else None)
         bounds = ground_module.bounds_of(self.triangles, self.walls)
@@ -254,7 +263,9 @@ class Feed:
 
     def _frame(self, cars: List[CarRecord], publish: bool = True) -> None:
         """Send the cars' newest states (publish False: only count the laps)."""
-        self._send_facts(cars)
+        if self.facts_due:
+            self.facts_due = False
+            self._send_facts(cars)
         states = []
         for car in cars:
             sample, track = car.sample(), self.tracks.get(car.name)

@@ -11,9 +11,9 @@ from rally_sim.physics.model import STEER_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from rally_sim.resources import surface_from, vehicle_path
 from rally_sim.ros.conversions import Frames, OutputMessages
 from rally_sim.ros.measurements import MeasurementMessages
-from rally_sim.ros.serialized import exact, FieldReader, SerializedMessage
+from rally_sim.ros.serialized import exact, FieldReader, InPlace, SerializedMessage
 from rally_sim.sensors import load_profile, Measurement, Sensors
-from rally_sim_msgs.msg import WheelSlip
+from rally_sim_msgs.msg import DrivetrainState, WheelSlip
 from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import Imu, JointState, LaserScan
 from tf2_msgs.msg import TFMessage
@@ -209,3 +209,60 @@ def test_field_reader_reads_the_numbers_of_each_message_without_deserializing(mo
     message.slip_angle = [0.1, -0.2, 0.3, -0.4]
     data = serialize_message(message)
     assert slip.read(data) == slip.read(data) == [0.1, -0.2, 0.3, -0.4]
+
+
+def test_a_message_read_in_place_has_its_own_fields_and_the_rest_from_the_whole(monkeypatch):
+    # The view reads each car's ground truth and wheel_slip so: every field it
+    # reads must be the message's, bit for bit, in place or not.
+    rng = np.random.default_rng(11)
+    paths = [f'pose.pose.position.{a}' for a in 'xy'] + ['twist.twist.angular.z']
+    odometry = InPlace(Odometry, paths)
+    for frame in ('odom', 'odom', 'map', 'a_much_longer_frame', 'odom'):
+        message = Odometry(child_frame_id='car1/base_link')
+        message.header.frame_id = frame
+        message.header.stamp.sec, message.header.stamp.nanosec = 1234, int(rng.integers(10 ** 9))
+        values = rng.normal(size=3) * 10.0 ** rng.integers(-300, 300, size=3)
+        p, v = message.pose.pose.position, message.twist.twist.angular
+        p.x, p.y, v.z = values
+        message.pose.covariance[35] = 7.5
+        read = odometry.message(exact(serialize_message(message), message))
+        assert [read.pose.pose.position.x, read.pose.pose.position.y,
+                read.twist.twist.angular.z] == values.tolist()
+        assert (read.header.stamp.sec, read.header.stamp.nanosec) == (
+            1234, message.header.stamp.nanosec)
+        assert read.header.frame_id == frame and read.child_frame_id == 'car1/base_link'
+        assert read.pose.covariance[35] == 7.5 and read.twist.twist.linear.x == 0.0
+    from rally_sim.ros import serialized
+    monkeypatch.setattr(serialized, 'deserialize_message', None)   # in place, now
+    read = odometry.message(exact(serialize_message(message), message))
+    assert read.pose.pose.position.y == values[1] and read.header.stamp.sec == 1234
+    with pytest.raises(TypeError):
+        read.child_frame_id                     # not read in place: the whole message's
+    monkeypatch.undo()
+    slip = InPlace(WheelSlip, [f'{a}.{i}' for a in ('slip_angle', 'normal_load')
+                               for i in range(4)])
+    message = WheelSlip(wheel_names=['fl', 'fr', 'rl', 'rr'])
+    message.slip_angle, message.normal_load = [0.1, -0.2, 0.3, -0.4], [1.0, 2.0, 3.0, 4.0]
+    for _ in range(2):
+        read = slip.message(serialize_message(message))
+        assert list(read.slip_angle) == [0.1, -0.2, 0.3, -0.4]
+        assert list(read.normal_load) == [1.0, 2.0, 3.0, 4.0]
+        assert list(read.wheel_names) == ['fl', 'fr', 'rl', 'rr']
+    with pytest.raises(ValueError, match='slip_angle: read in place whole'):
+        InPlace(WheelSlip, ['slip_angle.0', 'slip_angle.2'])
+
+
+def test_integer_fields_are_found_by_the_bytes_their_value_changes(monkeypatch):
+    drivetrain = InPlace(DrivetrainState, ['engine_rpm'], integers=['gear', 'shifting'])
+    for gear, shifting in ((3, False), (-1, True), (-128, False), (127, True)):
+        message = DrivetrainState(gear=gear, shifting=shifting, engine_rpm=4321.5,
+                                  clutch_torque=-1.0)
+        read = drivetrain.message(serialize_message(message))
+        assert (read.gear, read.shifting, read.engine_rpm) == (gear, shifting, 4321.5)
+        assert read.clutch_torque == -1.0
+    from rally_sim.ros import serialized
+    monkeypatch.setattr(serialized, 'deserialize_message', None)
+    read = drivetrain.message(serialize_message(DrivetrainState(gear=-2, engine_rpm=900.0)))
+    assert (read.gear, read.shifting, read.engine_rpm) == (-2, False, 900.0)
+    with pytest.raises(ValueError, match='field engine_rpm: not an integer field'):
+        FieldReader(DrivetrainState, [], integers=['engine_rpm'])

@@ -33,7 +33,7 @@ from visualization_msgs.msg import MarkerArray
 
 from .driving import Driving
 from ..parameters import declare, ParameterError
-from ..serialized import odometry_twist
+from ..serialized import InPlace, odometry_twist
 from ...drive import Assists, CarFacts
 from ...drive.assists import ASSIST_SPECS
 from ...drive.person import DrivenState
@@ -56,26 +56,21 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 GHOST_POINTS = 2000
 
 
-class Serialized:
-    """
-    A message kept as it came (CDR) until a field of it is read, then deserialized once.
+READ_IN_PLACE = {
+    Odometry: [f'{vector}.{axis}' for vector, axes in (
+        ('pose.pose.position', 'xyz'), ('pose.pose.orientation', 'xyzw'),
+        ('twist.twist.linear', 'xyz'), ('twist.twist.angular', 'xyz')) for axis in axes],
+    WheelSlip: [f'{array}.{i}' for array in (
+        'steer_angle', 'slip_ratio', 'slip_angle', 'normal_load', 'suspension_travel')
+        for i in range(4)],
+    DrivetrainState: ['engine_rpm', 'throttle']}
+"""The float64 fields of each car's messages the view reads in place (and a gear)."""
 
-    Each car's ground truth, wheel_slip and drivetrain_state come at the
-    simulator's rate; the pages see them at most at rate_hz: most are never
-    read (the driven car's ground truth is: the person answers each state).
-    """
 
-    __slots__ = ('_data', '_kind', '_message')
-
-    def __init__(self, data: bytes, kind: type):
-        """Keep `data`, a serialized message of type `kind`."""
-        self._data, self._kind, self._message = data, kind, None
-
-    def __getattr__(self, name: str):
-        """Return the message's field `name`."""
-        if self._message is None:
-            self._message = deserialize_message(self._data, self._kind)
-        return getattr(self._message, name)
+def in_place(kind: type) -> InPlace:
+    """Return a reader of one car's messages of `kind` (each car's own: its layout)."""
+    return InPlace(kind, READ_IN_PLACE[kind],
+                   integers=['gear'] if kind is DrivetrainState else ())
 
 
 class Polled:
@@ -99,7 +94,9 @@ class Polled:
         """Subscribe to `topic` for `car`; take(car, message) is given its newest."""
         subscription = self.node.create_subscription(kind, topic, lambda data: None, 1,
                                                      raw=True)
-        self.cars.setdefault(car, []).append((subscription, take))
+        reader = in_place(kind)
+        self.cars.setdefault(car, []).append((subscription, lambda data: take(
+            car, reader.message(data))))
         return subscription
 
     def take(self, car: Optional[str] = None) -> None:
@@ -115,7 +112,7 @@ class Polled:
                         break
                     newest = taken[0]
                 if newest is not None:
-                    take(name, Serialized(newest, subscription.msg_type))
+                    take(newest)
 
 
 class ViewNode(Node):
@@ -228,16 +225,17 @@ class ViewNode(Node):
         pedal = [] if name == feed.driven else [        # the driven car's pedals are ours
             self.create_subscription(DriverCommand, namespace + 'driver_cmd',
                                      lambda msg: feed.pedal(name, msg), 10)]
+        odometry = in_place(Odometry)
         return pedal + [
             self.create_subscription(Odometry, namespace + GROUND_TRUTH, lambda data: (
-                self._on_odometry(name, data)), 10, raw=True),
+                self._on_odometry(name, data, odometry)), 10, raw=True),
             self.polled.subscribe(name, WheelSlip, namespace + 'wheel_slip', feed.slip),
             self.polled.subscribe(name, DrivetrainState, namespace + 'drivetrain_state',
                                   feed.drivetrain),
             self.create_subscription(PolygonStamped, namespace + 'footprint',
                                      lambda msg: feed.footprint(name, msg), LATCHED)]
 
-    def _on_odometry(self, name: str, data: bytes) -> None:
+    def _on_odometry(self, name: str, data: bytes, odometry: InPlace) -> None:
         """Answer the driven car's state (its twist read in place); hand it to the feed."""
         if self.driving is not None and name == self.feed.driven:
             car, assists = self.feed.cars[name], self.driving.person.assists
@@ -253,7 +251,7 @@ class ViewNode(Node):
             sec, nanosec, vx, vy, yaw_rate = read
             self.driving.on_state(sec + nanosec * 1e-9, Time(sec=sec, nanosec=nanosec),
                                   DrivenState(vx, vy, yaw_rate, slip))
-        self.feed.odometry(name, Serialized(data, Odometry), time.monotonic())
+        self.feed.odometry(name, odometry.message(data), time.monotonic())
 
     # ---- the cars' vehicles; drive mode ----------------------------------------
 
