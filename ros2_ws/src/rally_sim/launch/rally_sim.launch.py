@@ -48,10 +48,13 @@ def f1tenth_simulator(context):
     if given['contact']:
         parameters['contact'] = given['contact']
     parameters['command_timeout_s'] = _number(given['command_timeout_s'])
+    names = ['map=map']
     for car in cars:
         for key, argument in zip(('initial_x', 'initial_y', 'initial_yaw'), F1TENTH_STARTS[car]):
+            names.append(f'{car}.{key}={argument}')
             if given[argument]:
                 parameters[f'{car}.{key}'] = _number(given[argument])
+    parameters['argument_names'] = ' '.join(names)     # errors name sx, not the parameter
     return [Node(package='rally_sim', executable='rally_sim_node', name='rally_sim',
                  output='screen', on_exit=simulator_ended,
                  parameters=[LaunchConfiguration('params_file'), parameters],

@@ -220,7 +220,10 @@ def test_the_f1tenth_topic_profile_has_f1tenth_gym_ros_names_and_drives_on_drive
         odom = listener.seen['/ego_racecar/odom'][-1]
         assert (odom.header.frame_id, odom.child_frame_id) == ('map', 'ego_racecar/base_link')
         assert seen['/scan'][-1].header.frame_id == 'ego_racecar/laser'
-        assert len(seen['/scan'][-1].ranges) == 1080
+        scan = seen['/scan'][-1]        # as f1tenth_gym_ros's: its header, 30.0 for no return
+        assert len(scan.ranges) == 1080 and not any(math.isinf(r) for r in scan.ranges)
+        assert (scan.angle_min, scan.angle_increment, scan.range_min, scan.range_max) == \
+            pytest.approx((-2.35, 4.7 / 1080, 0.0, 30.0), rel=1e-6)
         assert ('map', 'opp_racecar/base_link') in listener.transforms
         grids = []      # the map, latched: a subscriber that comes late has it
         node.create_subscription(OccupancyGrid, '/map', grids.append, QoSProfile(

@@ -335,12 +335,14 @@ def main(argv=None) -> int:
     node = rclpy.create_node('view_bench')
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()    # arrivals timed as they come
+    spinner = threading.Thread(target=executor.spin, daemon=True)  # arrivals timed as they come
+    spinner.start()
     try:
         figures = drive(args.seconds, args.lap_limit, args.screenshot, node)
         pairs = sim_cpu_pairs(node, args.pairs, args.pair_seconds)
     finally:
         executor.shutdown()
+        spinner.join(timeout=10.0)      # its wait ended before rclpy is: a clean exit
         node.destroy_node()
         rclpy.try_shutdown()
     report(figures, pairs)

@@ -34,6 +34,7 @@ from ..scenarios.spec import (
     car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, reference_path_file, stage_surface,
     stage_walls, vehicle_config)
 from ..sensors import load_profile
+from ..sensors.profiles import beam_increment_rad
 from ..sim import Front, Session, Start
 from ..sim.session import car_seed
 
@@ -102,7 +103,8 @@ class Driver:
         """Return the Scan a node reads from the simulator's LaserScan of a measurement."""
         geometry = self.car.sensors.profile.channels['lidar'].geometry
         return scan_of(measurement.values['ranges'], geometry['field_of_view_rad'],
-                       geometry['range_min_m'], geometry['range_max_m'])
+                       geometry['range_min_m'], geometry['range_max_m'],
+                       beam_increment_rad(geometry))
 
     def answer(self) -> None:
         """Answer the odometry (or scan) with the law; take its messages as the node does."""

@@ -8,7 +8,7 @@ states are what a controller reads from odom and wheel_slip.
 """
 
 from dataclasses import dataclass, field
-from typing import List, NamedTuple, Sequence
+from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 from transforms3d.euler import euler2quat, quat2euler
@@ -95,10 +95,16 @@ class Scan(NamedTuple):
     """Each beam's range [m] (REP 117: +inf no return, -inf nearer than range_min_m)."""
 
 
-def scan_of(ranges, field_of_view_rad: float, range_min_m: float, range_max_m: float) -> Scan:
-    """Return the scan a node reads from the simulator's LaserScan of these ranges and geometry."""
+def scan_of(ranges, field_of_view_rad: float, range_min_m: float, range_max_m: float,
+            increment: Optional[float] = None) -> Scan:
+    """
+    Return the scan a node reads from the simulator's LaserScan of these ranges and geometry.
+
+    increment: the angle between beams (default: the field of view spanned, fov/(beams-1)).
+    """
     beams = len(ranges)
-    increment = field_of_view_rad / (beams - 1) if beams > 1 else 0.0
+    if increment is None:
+        increment = field_of_view_rad / (beams - 1) if beams > 1 else 0.0
     angle_min, increment, low, high = np.array(
         (-0.5 * field_of_view_rad, increment, range_min_m, range_max_m),
         dtype=np.float32).tolist()

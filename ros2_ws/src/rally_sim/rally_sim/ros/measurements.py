@@ -21,6 +21,7 @@ from .serialized import SerializedMessage
 from ..physics import Vehicle
 from ..physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from ..sensors import Measurement
+from ..sensors.profiles import beam_increment_rad
 from ..sim.readings import EncoderSpeeds
 
 ODOMETRY_POSE_COVARIANCE = [0, 7, 14, 21, 28, 35]
@@ -176,13 +177,13 @@ class MeasurementMessages:
         array write, not a message converted by rclpy on every publish).
         """
         layout = (geometry['beams'], geometry['field_of_view_rad'], geometry['range_min_m'],
-                  geometry['range_max_m'], rate_hz)
+                  geometry['range_max_m'], rate_hz, beam_increment_rad(geometry))
         if self._scan is None or self._scan[0] != layout:
             scan = LaserScan()
             scan.header.frame_id = self.frames.laser
             beams, fov = geometry['beams'], geometry['field_of_view_rad']
             scan.angle_min = -0.5 * fov
-            scan.angle_increment = fov / (beams - 1) if beams > 1 else 0.0
+            scan.angle_increment = beam_increment_rad(geometry)
             scan.angle_max = scan.angle_min + (beams - 1) * scan.angle_increment
             scan.scan_time = 1.0 / rate_hz
             scan.range_min, scan.range_max = geometry['range_min_m'], geometry['range_max_m']

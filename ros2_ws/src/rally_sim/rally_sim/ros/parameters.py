@@ -102,6 +102,9 @@ SPECS: Dict[str, Spec] = {
     'initial_y': Spec(0.0, 'initial y in odom [m] (see initial_x)', -1.0e6, 1.0e6),
     'initial_yaw': Spec(0.0, 'initial yaw in odom [rad] (see initial_x)', -10.0, 10.0),
     'initial_speed': Spec(0.0, 'initial forward speed [m/s], wheels rolling', -100.0, 100.0),
+    'argument_names': Spec('', 'the launch arguments that set parameters, for errors to name '
+                           'them: PARAMETER=ARGUMENT pairs separated by spaces (the f1tenth '
+                           'launch: ego_racecar.initial_x=sx ...); empty: none'),
     'sensors': Spec('ideal', 'sensor profile: a shipped one (ideal: the ground truth as it is; '
                     'typical: a production car; rough: low-cost sensors) or a profile file. '
                     'odom, imu, wheel_encoders, steering_angle and gnss/fix carry its '

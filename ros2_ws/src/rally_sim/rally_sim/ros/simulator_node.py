@@ -269,8 +269,9 @@ class SimulatorNode(Node):
             raise ParameterError(f"parameter 'sensors': {error}") from None
         except ValueError as error:         # a start in a wall or on another car
             first = self._pose_keys(names[0])
-            keys = f"'{first[0]}', '{first[1]}'" + (', ...' if len(names) > 1 else '')
-            raise ParameterError(f"parameters {keys}, 'map': {error}") from None
+            keys = f'{self._named(first[0])}, {self._named(first[1])}' + (
+                ', ...' if len(names) > 1 else '')
+            raise ParameterError(f"{keys}, {self._named('map')}: {error}") from None
         return session
 
     def _start(self, vehicles, k: int) -> Start:
@@ -301,6 +302,14 @@ class SimulatorNode(Node):
             f"start{f' of {car}' if car else ''}: the stage's, at x = {x:.2f}, y = {y:.2f} m, "
             f'heading {yaw:.3f} rad along its path ({", ".join(keys)} move it)')
         return Start(x, y, yaw, s['initial_speed'])
+
+    def _named(self, parameter: str) -> str:
+        """Return how an error names a parameter: its launch argument's name if one set it."""
+        pairs = dict(pair.split('=', 1) for pair in self.settings['argument_names'].split()
+                     if '=' in pair)
+        if parameter in pairs:
+            return f"launch argument '{pairs[parameter]}'"
+        return f"parameter '{parameter}'"
 
     def _pose_keys(self, car: str) -> List[str]:
         """

@@ -12,9 +12,10 @@ A profile (config/sensors/NAME.yaml, or any file) holds `description`,
                  correlation_time_s: 0.5, quantisation: 0.0}
       ...
 
-A 2D lidar (`lidar:`) also takes its geometry (LIDAR_KEYS): beams, field
-of view, range limits, mounting pose on base_link, and the probability that
-a beam returns nothing; its quantity is `ranges`, one per beam.
+A 2D lidar (`lidar:`) also takes its geometry (LIDAR_KEYS, LIDAR_CHOICES):
+beams, field of view and their spacing, range limits, mounting pose on
+base_link, the probability that a beam returns nothing and what a beam
+without a return reads; its quantity is `ranges`, one per beam.
 
 A channel left out is not measured; a quantity left out is measured
 exactly. Everything is checked on load: a key that is not known, a value
@@ -54,9 +55,18 @@ LIDAR_KEYS = {
     'mount_y_m': (float, -100.0, 100.0, 'left of base_link [m]', 0.0),
     'mount_z_m': (float, -100.0, 100.0, 'above base_link [m]', 0.0),
     'mount_yaw_rad': (float, -math.pi, math.pi, 'heading on base_link [rad]', 0.0),
-    'beam_dropout_probability': (float, 0.0, 0.999, 'a beam returns nothing (+inf)', 0.0),
+    'beam_dropout_probability': (float, 0.0, 0.999, 'a beam returns nothing', 0.0),
+    'no_return_m': (float, 0.0, math.inf, 'what a beam with no return within range_max_m reads '
+                    '[m]: +inf (REP 117; .inf in YAML) or a number (f1tenth_gym_ros: 30.0)',
+                    math.inf),
 }
 """The lidar's geometry: type, range, meaning and default (None: required)."""
+LIDAR_CHOICES = {
+    'beam_spacing': (('span', 'per_beam'), 'span', 'span: the first beam at -fov/2, the last at '
+                     '+fov/2, fov/(beams-1) apart; per_beam: fov/beams apart from -fov/2, as '
+                     "f1tenth_gym_ros's angle_increment says"),
+}
+"""The lidar's named settings: allowed values, default and meaning."""
 COMPONENTS = {'position': ('x', 'y'), 'velocity': ('x', 'y'), 'yaw': ('',), 'yaw_rate': ('',),
               'orientation': ('roll', 'pitch', 'yaw'), 'gyro': ('x', 'y', 'z'),
               'accelerometer': ('x', 'y', 'z'), 'angle': ('',),
@@ -84,7 +94,7 @@ class ChannelSpec:
     delay_s: float
     dropout_probability: float
     noise: Dict[str, NoiseSpec]
-    geometry: Mapping[str, float] = field(default_factory=dict)
+    geometry: Mapping[str, Any] = field(default_factory=dict)
     """The lidar's LIDAR_KEYS; empty for the other channels."""
 
     def components(self, quantity: str) -> int:
@@ -138,7 +148,15 @@ def _mapping(value: Any, dotted: str, path: str, known) -> Mapping:
     return value
 
 
-def _geometry(name: str, tree: Mapping, path: str) -> Dict[str, float]:
+def beam_increment_rad(geometry: Mapping) -> float:
+    """Return the angle between a lidar's neighbouring beams (its beam_spacing) [rad]."""
+    beams, fov = geometry['beams'], geometry['field_of_view_rad']
+    if geometry.get('beam_spacing', 'span') == 'per_beam':
+        return fov / beams
+    return fov / (beams - 1) if beams > 1 else 0.0
+
+
+def _geometry(name: str, tree: Mapping, path: str) -> Dict[str, Any]:
     """Return the lidar's checked geometry (SensorError naming the key); {} for the others."""
     if name != 'lidar':
         return {}
@@ -149,12 +167,18 @@ def _geometry(name: str, tree: Mapping, path: str) -> Dict[str, float]:
         if value is None:
             raise SensorError(f"key '{dotted}' is missing in {path}: {meaning}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                math.isfinite(value) and low <= value <= high) or (
+                low <= value <= high) or (
                 kind is int and not float(value).is_integer()):
             what = 'a whole number' if kind is int else 'a number'
             raise SensorError(f"key '{dotted}' = {value!r} in {path} must be {what} in "
                               f'[{low:g}, {high:g}]: {meaning}')
         geometry[key] = kind(value)
+    for key, (allowed, default, meaning) in LIDAR_CHOICES.items():
+        value = tree.get(key, default)
+        if value not in allowed:
+            raise SensorError(f"key 'lidar.{key}' = {value!r} in {path} must be one of "
+                              f"{', '.join(allowed)}: {meaning}")
+        geometry[key] = value
     if not geometry['range_min_m'] < geometry['range_max_m']:
         raise SensorError(f"key 'lidar.range_max_m' = {geometry['range_max_m']:g} in {path} "
                           f"must be above lidar.range_min_m = {geometry['range_min_m']:g}")
@@ -163,7 +187,7 @@ def _geometry(name: str, tree: Mapping, path: str) -> Dict[str, float]:
 
 def _channel(name: str, tree: Any, path: str) -> ChannelSpec:
     quantities = QUANTITIES[name]
-    geometry_keys = tuple(LIDAR_KEYS) if name == 'lidar' else ()
+    geometry_keys = tuple(LIDAR_KEYS) + tuple(LIDAR_CHOICES) if name == 'lidar' else ()
     tree = _mapping(tree or {}, name, path, ('rate_hz', 'delay_s', 'dropout_probability')
                     + geometry_keys + tuple(quantities))
     noise = {}

@@ -26,7 +26,7 @@ import numpy as np
 
 from .geodesy import DEFAULT_DATUM, LocalTangentPlane
 from .noise import Noise
-from .profiles import CHANNELS, ChannelSpec, Profile, QUANTITIES, SensorError
+from .profiles import beam_increment_rad, CHANNELS, ChannelSpec, Profile, QUANTITIES, SensorError
 from ..physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
 
 BIAS_STREAM, SAMPLE_STREAM, DROPOUT_STREAM, BEAM_DROPOUT_STREAM = 0, 1, 2, 3
@@ -78,14 +78,15 @@ def truth(channel: str, vehicle, spec: ChannelSpec = None, world=None
 
 
 def beam_angles(geometry) -> np.ndarray:
-    """Return each beam's angle in the lidar's frame [rad]: -fov / 2 .. fov / 2 (read-only)."""
-    return _beam_angles(geometry['beams'], geometry['field_of_view_rad'])
+    """Return each beam's angle in the lidar's frame [rad], from -fov / 2 (read-only)."""
+    return _beam_angles(geometry['beams'], geometry['field_of_view_rad'],
+                        beam_increment_rad(geometry))
 
 
 @functools.lru_cache(maxsize=16)
-def _beam_angles(beams: int, fov: float) -> np.ndarray:
+def _beam_angles(beams: int, fov: float, increment: float) -> np.ndarray:
     """beam_angles, computed once per lidar (each scan would compute them again)."""
-    angles = np.zeros(1) if beams == 1 else -0.5 * fov + np.arange(beams) * (fov / (beams - 1))
+    angles = np.zeros(1) if beams == 1 else -0.5 * fov + np.arange(beams) * increment
     angles.flags.writeable = False
     return angles
 
@@ -110,10 +111,14 @@ def read_as_lidar(ranges: np.ndarray, true: np.ndarray, geometry, lost: np.ndarr
 
     A beam with no true return, or lost (beam dropout), reads +inf; one that
     reads beyond range_max_m too; one nearer than range_min_m reads -inf.
+    Then every +inf reads the lidar's no_return_m (+inf unless set).
     """
     out = np.where(np.isfinite(true) & ~lost, ranges, np.inf)
     out[out > geometry['range_max_m']] = np.inf
     out[out < geometry['range_min_m']] = -np.inf
+    no_return = geometry.get('no_return_m', np.inf)
+    if no_return != np.inf:
+        out[out == np.inf] = no_return
     return out
 
 

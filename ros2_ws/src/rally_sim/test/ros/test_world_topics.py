@@ -99,8 +99,13 @@ def test_a_start_in_a_wall_or_a_bad_map_stops_the_node_naming_it(simulator, tmp_
     client = simulator(surface='track', initial_x=x, initial_y=y, initial_yaw=heading)
     assert client.process.wait(timeout=60) == 2
     said = ros_process.stop(client.process)
-    assert (f"parameters 'initial_x', 'initial_y', 'map': car '' starts at x = {x:.3f}, y = "
-            f'{y:.3f} m where its footprint overlaps a wall') in said, said
+    assert (f"parameter 'initial_x', parameter 'initial_y', parameter 'map': car '' starts at "
+            f'x = {x:.3f}, y = {y:.3f} m where its footprint overlaps a wall') in said, said
+    client = simulator(surface='track', initial_x=x, initial_y=y, initial_yaw=heading,
+                       argument_names='initial_x=sx initial_y=sy map=map')    # as f1tenth's
+    assert client.process.wait(timeout=60) == 2
+    said = ros_process.stop(client.process)
+    assert "launch argument 'sx', launch argument 'sy', launch argument 'map': car ''" in said
     bad = tmp_path / 'walls.yaml'
     bad.write_text('image: walls.png\nresolution: 0.05\n')
     client = simulator(map=str(bad))

@@ -138,3 +138,34 @@ def test_a_bad_lidar_is_refused_naming_the_key(keys, words):
     with pytest.raises(SensorError) as error:
         from_mapping({'lidar': tree}, 'test.yaml')
     assert words in str(error.value)
+
+
+def test_f1tenth_gym_ros_reads_no_return_as_its_maximum_and_spaces_beams_per_beam():
+    # f1tenth_gym_ros: angle_increment = fov / beams from -fov / 2; no return reads 30.0.
+    scene = Scene(walled())
+    sensors = lidar(beams=1080, field_of_view_rad=4.7, beam_spacing='per_beam',
+                    range_min_m=0.0, no_return_m=30.0)
+    sensors.world = scene
+    geometry = sensors.channels['lidar'].spec.geometry
+    angles = beam_angles(geometry)
+    assert angles[0] == -2.35 and np.allclose(np.diff(angles), 4.7 / 1080, atol=1e-15)
+    (ranges,) = scans(sensors, placed(), 1)
+    open_space = np.abs(angles) > 1.0
+    assert np.all(ranges[open_space] == 30.0) and not np.any(np.isinf(ranges))
+    ahead = int(np.argmin(np.abs(angles)))
+    assert ranges[ahead] == pytest.approx((7.0 - 0.275) / math.cos(angles[ahead]), abs=1e-9)
+    spanned = beam_angles(lidar(beams=1080, field_of_view_rad=4.7).channels[
+        'lidar'].spec.geometry)
+    assert spanned[-1] == pytest.approx(2.35, abs=1e-12)          # span: the default
+
+
+@pytest.mark.parametrize('keys, message', [
+    ({'beam_spacing': 'evenly'}, "'lidar.beam_spacing' = 'evenly' in test.yaml must be one of "
+                                 'span, per_beam'),
+    ({'no_return_m': -1.0}, "'lidar.no_return_m' = -1.0 in test.yaml must be a number in "
+                            r'\[0, inf\]'),
+    ({'no_return_m': float('nan')}, "'lidar.no_return_m' = nan"),
+])
+def test_a_bad_lidar_setting_is_refused_naming_it(keys, message):
+    with pytest.raises(SensorError, match=message):
+        lidar(**keys)
