@@ -189,7 +189,7 @@ def test_the_checks_see_a_break(tmp_path, monkeypatch):
 def test_importing_the_ros_free_layers_loads_no_ros():
     script = ('import sys\n'
               + ''.join(f'import rally_sim.{layer}\n' for layer in ROS_FREE)
-              + 'import rally_sim.control.drift_figure_eight, rally_sim.gym.envs\n'
+              + 'import rally_sim.control.drift.figure_eight, rally_sim.gym.envs\n'
               'import rally_sim.campaign.inprocess, rally_sim.control.laws.mppi\n'
               'print(sorted(m for m in sys.modules if m.split(".")[0] in ROS_TOPS\n'
               '             or m.split(".")[0].endswith(("_msgs", "_srvs"))))\n')

@@ -203,8 +203,8 @@ def equilibria(repeat: int) -> None:
 
 def transition() -> None:
     """Plan the shipped figure-eight transition again: its time, and whether it is the file's."""
-    from ..control.drift_lqr import DriftDesign, DriftLqr
-    from ..control.drift_transition import design_transition, load_transition
+    from ..control.drift.lqr import DriftDesign, DriftLqr
+    from ..control.drift.transition import design_transition, load_transition
     from ..resources import config_file
     shipped = load_transition(config_file('transitions/rwd_gravel_gravel_15m.yaml'))
     d = shipped.design

@@ -6,7 +6,7 @@ Plan a figure eight's drift transition: `python -m rally_sim.drift_transition`.
 
 Plans, on the simulator's own model, the steer angle and rear wheel speed
 that take the car from the drift on one circle into the drift on the
-circle touching it (rally_sim.control.drift_transition), and writes them
+circle touching it (rally_sim.control.drift.transition), and writes them
 to FILE for the reference drift controller's `transition` parameter
 (course figure_eight). Takes tens of seconds. Prints what the planned run
 showed: the largest distance off the circles, and how soon after the
@@ -21,8 +21,8 @@ import sys
 from typing import Sequence
 
 from .equilibria import car_parser
-from ..control.drift_lqr import DriftDesign, DriftLqr
-from ..control.drift_transition import describe, design_transition, REGAIN_DEG
+from ..control.drift.lqr import DriftDesign, DriftLqr
+from ..control.drift.transition import describe, design_transition, REGAIN_DEG
 from ..physics import ConfigError, load_vehicle
 from ..physics.equilibria import EquilibriumError
 from ..resources import vehicle_path

@@ -13,7 +13,7 @@ import numpy as np
 from .spec import (
     drift_target, opponent_config, stage_surface, stage_walls, TARGET_METRICS, vehicle_config)
 from ..control import path_kernels
-from ..control.drift_transition import REGAIN_DEG
+from ..control.drift.transition import REGAIN_DEG
 from ..control.path import ClosedPath
 from ..physics import SURFACE_GRIP
 from ..physics.jit import ENABLED

@@ -4,7 +4,7 @@ from typing import Any, Dict, List
 
 from . import Law, parameters, steering
 from ..delay import extrapolate
-from ..drift import DriftController, DriftSettings
+from ..drift.steady import DriftController, DriftSettings
 from ..interface import Pedals, PlanarState, WheelTorques
 from ..parameters import Spec
 

@@ -5,9 +5,9 @@ import os
 from typing import Any, Dict, List, Union
 
 from . import Law, parameters, steering
-from ..drift_figure_eight import DriftFigureEight
-from ..drift_lqr import DriftDesign, DriftLqr
-from ..drift_transition import describe, design_keys, load_transition, Transition
+from ..drift.figure_eight import DriftFigureEight
+from ..drift.lqr import DriftDesign, DriftLqr
+from ..drift.transition import describe, design_keys, load_transition, Transition
 from ..interface import Pedals, WheelTorques
 from ..parameters import ParameterError, Spec
 from ...physics import SURFACE_GRIP

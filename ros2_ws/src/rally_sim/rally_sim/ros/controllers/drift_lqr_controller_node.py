@@ -6,7 +6,7 @@ control period it takes the car's state from `odom` and the rear wheels'
 spins from `wheel_slip` of the same stamp, and answers with an
 `ackermann_cmd` (steering) and a `driver_cmd` (throttle in the held gear)
 or a `wheel_torque_cmd` (rear drive torques), stamped with the state's stamp
-(lockstep-friendly). The law (rally_sim.control.drift_lqr) is designed at
+(lockstep-friendly). The law (rally_sim.control.drift.lqr) is designed at
 start-up on the equilibria of the car named by `vehicle` on `surface`:
 feed-forward, an inner loop on the rear wheel speed, an LQR on the
 linearisation with the circle's offset and course error in its state.
@@ -24,7 +24,7 @@ from .odometry import planar_state, stamp_ns
 from .state_pairs import OdometryWithWheels
 from ..command_messages import message_of
 from ..parameters import declare
-from ...control.drift_figure_eight import DriftFigureEight
+from ...control.drift.figure_eight import DriftFigureEight
 from ...control.interface import WheelState
 from ...control.laws.drift_lqr import DriftLqrLaw, SPECS
 

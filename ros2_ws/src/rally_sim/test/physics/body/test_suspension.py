@@ -400,7 +400,7 @@ def test_over_hill_stage_s_first_hill_at_speed_the_loads_fall_by_its_curvature()
 
 
 def test_the_drift_controller_designed_on_the_planar_twin_holds_the_car_on_springs():
-    from rally_sim.control.drift_lqr import DriftDesign, DriftLqr
+    from rally_sim.control.drift.lqr import DriftDesign, DriftLqr
     from rally_sim.physics.vehicle import DriverCommand
     law = DriftLqr(load_vehicle(vehicle_file('rwd_gravel')), 'gravel',
                    DriftDesign(radius_m=15.0, sideslip_rad=math.radians(-25.0), gear=2))

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rally_sim.control.drift_lqr import DriftDesign, DriftLqr
-from rally_sim.control.drift_transition import (
+from rally_sim.control.drift.lqr import DriftDesign, DriftLqr
+from rally_sim.control.drift.transition import (
     crossing_time, load_transition, regain_s, right_circle_state, Rollout, Tracking,
     TransitionDesign)
 from rally_sim.physics.body.layout import PITCH, ROLL, WHEEL_Z

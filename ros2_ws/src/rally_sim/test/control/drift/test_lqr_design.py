@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rally_sim.control.lqr import discretise, dlqr, expm
+from rally_sim.control.drift.lqr_design import discretise, dlqr, expm
 
 
 def test_expm_of_a_rotation_and_of_a_diagonal():

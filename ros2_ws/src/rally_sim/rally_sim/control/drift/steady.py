@@ -17,7 +17,7 @@ sideslip and speed errors.
 from dataclasses import dataclass
 import math
 
-from .angles import wrap_angle
+from ..angles import wrap_angle
 
 
 @dataclass

@@ -5,7 +5,7 @@ The figure eight's crossing asks the car to swap its sideslip (+beta to
 -beta) while its path's curvature flips: there is no equilibrium in between
 to regulate about. The transition is planned instead, once, on the
 simulator's own compiled model: the steer angle and the rear wheel speed
-(held by drift_lqr's inner loop) on knots over a window that starts lead_s
+(held by the drift LQR's inner loop) on knots over a window that starts lead_s
 before the crossing, optimised (Levenberg-Marquardt on finite differences,
 from the three best of a few starting bumps) so that the car stays on the
 two circles and ends in the left drift, where the left circle's LQR takes
@@ -25,17 +25,17 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import yaml
 
-from .drift_lqr import DriftLqr
-from ..physics.equilibria import mirror_body
-from ..physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
-from ..physics.vehicle import Command, DriverCommand
+from .lqr import DriftLqr
+from ...physics.equilibria import mirror_body
+from ...physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
+from ...physics.vehicle import Command, DriverCommand
 
 KEYS = ('vehicle', 'surface', 'radius_m', 'sideslip_deg', 'mode', 'gear')
 """What a transition was designed for: the controller's law must be the same."""
 ROW = ('t', 'x', 'y', 'yaw', 'vx', 'vy', 'yaw_rate', 'lateral_m')
 """The columns of a rollout's rows, one per control instant (canonical frame)."""
 REGAIN_DEG = 15.0
-"""The sideslip [deg] of the new side a transition regains (drift_figure_eight: within 2 s)."""
+"""The sideslip [deg] of the new side a transition regains (figure_eight.py: within 2 s)."""
 STARTS = 3
 """The best starting bumps the optimiser descends from (starts()); the lowest end is kept."""
 

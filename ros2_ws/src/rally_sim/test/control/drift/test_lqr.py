@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from rally_sim.control.drift_lqr import DriftDesign, DriftLqr
+from rally_sim.control.drift.lqr import DriftDesign, DriftLqr
 from rally_sim.physics import Command, DriverCommand, Surface, Vehicle
 from rally_sim.physics.config import from_mapping
 from rally_sim.physics.equilibria import EquilibriumError
@@ -185,3 +185,13 @@ def test_it_holds_the_drift_of_random_cars_on_springs_designed_on_each():
         entered += into
     print(f'drift LQR on random cars on springs: 8 held, {entered} entered from grip')
     assert entered >= 6                    # 6 of 8 (10 of the first 12) when written
+
+
+def test_the_drift_tools_old_import_paths_still_work():
+    # Users import the drift LQR from control/drift_lqr.py and the steady-state
+    # controller from control/drift (a module before the drift/ folder).
+    from rally_sim.control import drift, drift_lqr
+    from rally_sim.control.drift import lqr, steady
+    assert (drift_lqr.DriftDesign, drift_lqr.DriftLqr) == (lqr.DriftDesign, lqr.DriftLqr)
+    assert (drift.DriftController, drift.DriftSettings) == (
+        steady.DriftController, steady.DriftSettings)

@@ -1,7 +1,7 @@
 """
 Linear-quadratic regulators in NumPy: matrix exponential, discretisation, discrete LQR. ROS-free.
 
-For controllers designed on a linearisation of the model (drift_lqr.py):
+For controllers designed on a linearisation of the model (lqr.py):
 the continuous model x' = A x + B u is held over a control period T
 (zero-order hold, Van Loan's block exponential), and the discrete
 Riccati equation solved (structured doubling) for the gain of u = -K x

@@ -1,9 +1,9 @@
 """
 The reference drift controller on a figure eight: two drift circles, a planned transition.
 
-Two circles of one radius touch at the crossing. On each, drift_lqr holds
+Two circles of one radius touch at the crossing. On each, the drift LQR (lqr.py) holds
 the car's equilibrium (the left one mirrored on the right circle). lead_s
-before each crossing the planned transition (drift_transition) takes over:
+before each crossing the planned transition (transition.py) takes over:
 its steer angle and rear wheel speed, timed so that its crossing falls
 where the car's does, then the next circle's LQR, its integrals fresh. The
 first circle starts from grip driving, the sideslip aimed at ramping up
@@ -20,9 +20,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .drift_lqr import DriftDesign, DriftLqr
-from .drift_transition import Tracking, Transition
-from ..physics.config import VehicleConfig
+from .lqr import DriftDesign, DriftLqr
+from .transition import Tracking, Transition
+from ...physics.config import VehicleConfig
 
 TWO_PI = 2.0 * math.pi
 

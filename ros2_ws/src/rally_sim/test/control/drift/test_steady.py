@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from rally_sim.control.drift import DriftController, DriftSettings
+from rally_sim.control.drift.steady import DriftController, DriftSettings
 
 
 def on_circle(settings, beta, yaw_rate, speed=8.0, radius=None):
