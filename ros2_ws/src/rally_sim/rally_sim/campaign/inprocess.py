@@ -32,7 +32,7 @@ from ..scenarios.metrics import (
     spun, STATE_COLUMNS, until_spin)
 from ..scenarios.spec import (
     car_names, car_starts, opponent_config, PHYSICS_RATE_HZ, reference_path_file, stage_surface,
-    stage_walls, vehicle_config)
+    stage_walls, start_velocities, vehicle_config)
 from ..sensors import load_profile
 from ..sensors.profiles import beam_increment_rad
 from ..sim import Front, Session, Start
@@ -179,7 +179,7 @@ class InProcessRun(Front):
             Vehicle(vehicle_config(spec), stage_surface(spec['stage'])),
             profile, spec['seed_in_use'],
             physics_rate_hz=PHYSICS_RATE_HZ, publish_rate_hz=1.0 / spec['control_period_s'],
-            settings=settings, start=Start(*starts[0], float(spec['initial_speed_m_s'])),
+            settings=settings, start=Start(*starts[0], *start_velocities(spec)),
             logger=logging.getLogger('rally_sim.inprocess'), front=self,
             occupancy=stage_walls(spec['stage']), name=names[0])
         self.opponents = []

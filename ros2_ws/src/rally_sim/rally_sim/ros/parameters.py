@@ -102,6 +102,9 @@ SPECS: Dict[str, Spec] = {
     'initial_y': Spec(0.0, 'initial y in odom [m] (see initial_x)', -1.0e6, 1.0e6),
     'initial_yaw': Spec(0.0, 'initial yaw in odom [rad] (see initial_x)', -10.0, 10.0),
     'initial_speed': Spec(0.0, 'initial forward speed [m/s], wheels rolling', -100.0, 100.0),
+    'initial_lateral_speed': Spec(0.0, 'initial lateral speed in base_link [m/s] (a car started '
+                                  'sliding, e.g. in a drift)', -100.0, 100.0),
+    'initial_yaw_rate': Spec(0.0, 'initial yaw rate [rad/s]', -10.0, 10.0),
     'argument_names': Spec('', 'the launch arguments that set parameters, for errors to name '
                            'them: PARAMETER=ARGUMENT pairs separated by spaces (the f1tenth '
                            'launch: ego_racecar.initial_x=sx ...); empty: none'),

@@ -288,20 +288,25 @@ class SimulatorNode(Node):
         path = path_file(vehicle.surface.source) if vehicle.surface.source else None
         outlines = [footprint_of(v.config) for v in vehicles]
         if any(given(self, n) for n in keys) or (path is None and k == 0):
-            return Start(*(s[n] for n in keys), s['initial_speed'])
+            return Start(*(s[n] for n in keys), *self._velocities())
         if path is None:
             first = self._start(vehicles, 0)
             right = sum(0.5 * (outlines[i - 1].width_m + outlines[i].width_m) + CAR_GAP_M
                         for i in range(1, k + 1))
             return Start(first.x + right * math.sin(first.yaw),
-                         first.y - right * math.cos(first.yaw), first.yaw, s['initial_speed'])
+                         first.y - right * math.cos(first.yaw), first.yaw, *self._velocities())
         behind = sum(0.5 * (outlines[i - 1].length_m + outlines[i].length_m) + CAR_GAP_M
                      for i in range(1, k + 1))
         x, y, yaw = pose_behind(read_path(path), behind)
         self.get_logger().info(
             f"start{f' of {car}' if car else ''}: the stage's, at x = {x:.2f}, y = {y:.2f} m, "
             f'heading {yaw:.3f} rad along its path ({", ".join(keys)} move it)')
-        return Start(x, y, yaw, s['initial_speed'])
+        return Start(x, y, yaw, *self._velocities())
+
+    def _velocities(self) -> tuple:
+        """Return each car's starting forward and lateral speed and yaw rate (the parameters)."""
+        s = self.settings
+        return s['initial_speed'], s['initial_lateral_speed'], s['initial_yaw_rate']
 
     def _named(self, parameter: str) -> str:
         """Return how an error names a parameter: its launch argument's name if one set it."""

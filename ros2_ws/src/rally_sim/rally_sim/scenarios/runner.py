@@ -41,7 +41,7 @@ from .metrics import (
 from .spec import (
     actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
     first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, reference_path_file, RUNNER_NODE,
-    ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, vehicle_file)
+    ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, start_velocities, vehicle_file)
 from ..control.path import ClosedPath
 from ..resources import surface_from, vehicle_path
 from ..ros.serialized import byte_order, FieldReader
@@ -223,6 +223,9 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
     cars = car_names(spec)
     controllers = ','.join(f'{car}/{CONTROLLER_NODE}' if car else CONTROLLER_NODE
                            for car in cars)
+    speed, lateral_speed, yaw_rate = start_velocities(spec)
+    velocities = ['-p', f'initial_speed:={speed}', '-p', f'initial_lateral_speed:={lateral_speed}',
+                  '-p', f'initial_yaw_rate:={yaw_rate}']
     poses = []
     for k, (car, (x, y, yaw)) in enumerate(zip(cars, car_starts(spec, path))):
         key = f'{car}.' if car else ''
@@ -245,7 +248,7 @@ def _simulator_command(spec: Dict[str, Any], path: ClosedPath, folder: str,
             '-p', f"surface:={spec['stage']}", '-p', f"command_mode:={spec['command_mode']}",
             '-p', f'publish_rate_hz:={1.0 / spec["control_period_s"]}',
             '-p', 'marker_rate_hz:=0.0', *poses,
-            '-p', f"initial_speed:={float(spec['initial_speed_m_s'])}",
+            *velocities,
             '-p', f'publish_stage:={str(record).lower()}', '-p', 'trail_length_s:=0.0']
 
 

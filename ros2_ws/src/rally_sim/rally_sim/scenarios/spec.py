@@ -10,7 +10,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
@@ -31,7 +31,7 @@ KEYS = {'name': str, 'vehicle': str, 'stage': (str, dict), 'command_mode': str, 
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
             'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
             'equilibrium': (dict, {}), 'opponents': (list, []), 'path': (str, ''),
-            'stop_on_spin': (bool, None)}
+            'stop_on_spin': (bool, None), 'initial_state': (dict, {})}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -53,6 +53,10 @@ world_metrics; with opponents `passes` too); one with no threshold on collisions
 first (collisions: {max: 0})."""
 TARGET_METRICS = ('sideslip_error_rms_deg', 'yaw_rate_error_rms_rad_s', 'speed_error_rms_m_s')
 """Drift metrics against the scenario's `equilibrium` (the car's own, solved): only with one."""
+INITIAL_STATE_KEYS = ('x_m', 'y_m', 'yaw_rad', 'lateral_speed_m_s', 'yaw_rate_rad_s',
+                      'equilibrium')
+"""An initial_state's keys: the pose (all three or none), body velocities, or equilibrium: true
+(the scenario's equilibrium's velocities, the car heading so that it moves along the path)."""
 EQUILIBRIUM_KEYS = {'radius_m': (int, float), 'sideslip_deg': (int, float), 'surface': str,
                     'gear': int}
 """An equilibrium target's keys (gear: driver mode's held gear, optional)."""
@@ -136,6 +140,7 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
             raise ScenarioError(f"{path}: threshold '{metric}' must be one of {known} "
                                 'with min and/or max')
     _check_equilibrium(spec, path)
+    _check_initial_state(spec, path)
     _check_opponents(spec, path)
     _check_path(spec, path)
     spec['file'] = path
@@ -248,10 +253,24 @@ def car_names(spec: Dict[str, Any]) -> List[str]:
 
 
 def car_starts(spec: Dict[str, Any], path) -> List[tuple]:
-    """Return each car's start (x, y, yaw): the path's start, each opponent ahead on it."""
+    """
+    Return each car's start (x, y, yaw): the path's start, each opponent ahead on it.
+
+    The scenario's car starts at initial_state's pose if it has one; started on
+    the equilibrium, it heads so that it moves along the path (yaw = the
+    path's heading less the sideslip).
+    """
     from ..world.stages import pose_behind
     start_x, start_y = path.points[0]
-    starts = [(float(start_x), float(start_y), path.locate(start_x, start_y).heading_rad)]
+    heading = path.locate(start_x, start_y).heading_rad
+    state = spec['initial_state']
+    if 'x_m' in state:
+        first = (float(state['x_m']), float(state['y_m']), float(state['yaw_rad']))
+    elif state.get('equilibrium'):
+        first = (float(start_x), float(start_y), heading - drift_target(spec).sideslip_rad)
+    else:
+        first = (float(start_x), float(start_y), heading)
+    starts = [first]
     ahead = 0.0
     for opponent in spec['opponents']:
         ahead += float(opponent.get('start_ahead_m', 2.0))
@@ -263,6 +282,59 @@ def opponent_config(spec: Dict[str, Any], opponent: Dict[str, Any]):
     """Return an opponent's vehicle (its own, else the scenario's without the overrides)."""
     from ..physics import load_vehicle
     return load_vehicle(vehicle_path(opponent.get('vehicle', spec['vehicle'])))
+
+
+def start_velocities(spec: Dict[str, Any]) -> Tuple[float, float, float]:
+    """Return the scenario's car's starting forward and lateral speed [m/s], yaw rate [rad/s]."""
+    state = spec['initial_state']
+    if state.get('equilibrium'):
+        e = drift_target(spec)
+        return (e.speed_m_s * math.cos(e.sideslip_rad), e.speed_m_s * math.sin(e.sideslip_rad),
+                e.yaw_rate_rad_s)
+    return (float(spec['initial_speed_m_s']), float(state.get('lateral_speed_m_s', 0.0)),
+            float(state.get('yaw_rate_rad_s', 0.0)))
+
+
+def _check_initial_state(spec: Dict[str, Any], path: str) -> None:
+    """Check initial_state (ScenarioError naming the key)."""
+    state = spec['initial_state']
+    unknown = sorted(set(state) - set(INITIAL_STATE_KEYS))
+    if unknown:
+        raise ScenarioError(f"{path}: key 'initial_state': unknown key(s) {unknown}; known: "
+                            f"{', '.join(INITIAL_STATE_KEYS)}")
+    pose = [k for k in ('x_m', 'y_m', 'yaw_rad') if k in state]
+    if pose and len(pose) < 3:
+        raise ScenarioError(f"{path}: key 'initial_state' gives {', '.join(pose)}: a pose is "
+                            'x_m, y_m and yaw_rad, all three')
+    limits = {'x_m': 1.0e6, 'y_m': 1.0e6, 'yaw_rad': 10.0,
+              'lateral_speed_m_s': INITIAL_SPEED_LIMIT_M_S, 'yaw_rate_rad_s': 10.0}
+    for key, limit in limits.items():
+        value = state.get(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not abs(value) <= limit:
+            raise ScenarioError(f"{path}: key 'initial_state.{key}' = {value!r} must be a "
+                                f'number in [-{limit:g}, {limit:g}]')
+    moving = [k for k in ('lateral_speed_m_s', 'yaw_rate_rad_s', 'equilibrium') if state.get(k)]
+    if moving and spec['opponents']:
+        raise ScenarioError(f"{path}: key 'initial_state.{moving[0]}': a scenario with "
+                            'opponents starts every car at initial_speed_m_s only')
+    on_equilibrium = state.get('equilibrium', False)
+    if not isinstance(on_equilibrium, bool):
+        raise ScenarioError(f"{path}: key 'initial_state.equilibrium' = {on_equilibrium!r} "
+                            'must be true or false')
+    if on_equilibrium:
+        given = [k for k in ('lateral_speed_m_s', 'yaw_rate_rad_s') if k in state] + (
+            ['initial_speed_m_s'] if spec['initial_speed_m_s'] else [])
+        if not spec['equilibrium'] or given:
+            raise ScenarioError(
+                f"{path}: key 'initial_state.equilibrium' starts the car on the scenario's "
+                "'equilibrium' (its velocities): it needs that key, and no "
+                f"{', '.join(given) or 'other velocities'}")
+        try:
+            drift_target(spec)
+        except ValueError as error:
+            raise ScenarioError(f"{path}: key 'initial_state.equilibrium': the car's "
+                                f'equilibrium cannot be found: {error}') from None
 
 
 def _check_equilibrium(spec: Dict[str, Any], path: str) -> None:

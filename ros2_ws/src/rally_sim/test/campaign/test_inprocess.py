@@ -40,6 +40,11 @@ CASES = {
     'drift_figure_eight_suspension': ('drift_figure_eight_suspension', {
         'duration_s': 13.0, 'thresholds': {'transitions': {'min': 1},
                                            'regain_max_s': {'max': 2.0}}}),
+    # the reference drift controller with the car started in its drift (initial_state)
+    'drift_started_on_equilibrium': ('drift_skid_pad', dict(
+        DRIFT, initial_speed_m_s=0.0, initial_state={'equilibrium': True}, controller={
+            'command': ['python', '-m', 'rally_sim.ros.drift_lqr_controller'],
+            'params': {'sideslip_deg': -25.0, 'gear': 2, 'entry_s': 0.0}})),
     'follower_driver': ('path_follow_driver', {'duration_s': 4.0}),
     'mppi': ('mppi_rally_stage', {'duration_s': 1.0}),
     # path_follow_typical (typical sensors, steering dead time and lag), its profile with two
@@ -282,3 +287,22 @@ def test_a_scenario_measures_and_follows_a_line_driven_by_hand(tmp_path):
     (tmp_path / 'bad.yaml').write_text(yaml.safe_dump(dict(spec, path='nowhere.csv')))
     with pytest.raises(ValueError, match="key 'path' = 'nowhere.csv'"):
         load_scenario(str(tmp_path / 'bad.yaml'))
+
+
+def test_a_scenario_started_on_its_equilibrium_is_in_its_drift_from_the_start(tmp_path):
+    # Issue 59: "start the drift by hand" - a drift scenario may start in the drift
+    # (its equilibrium's velocities, the car heading so that it moves along the path).
+    changes = {'duration_s': 3.0, 'settle_s': 0.0, 'initial_speed_m_s': 0.0,
+               'initial_state': {'equilibrium': True}, 'thresholds': {}, 'controller': {
+                   'command': ['python', '-m', 'rally_sim.ros.drift_lqr_controller'],
+                   'params': {'sideslip_deg': -25.0, 'gear': 2, 'entry_s': 0.0}}}
+    spec = load_scenario(str(shortened(tmp_path, 'drift_skid_pad', changes)))
+    spec['seed_in_use'] = 0
+    drifting = run_scenario(spec)['metrics']
+    assert drifting['sideslip_error_rms_deg'] < 1.0, drifting      # held from the first state
+    assert drifting['time_in_drift_s'] > 2.9
+    spec = load_scenario(str(shortened(tmp_path, 'drift_skid_pad', dict(
+        changes, initial_speed_m_s=8.0, initial_state={}))))
+    spec['seed_in_use'] = 0
+    gripping = run_scenario(spec)['metrics']        # the same 3 s from grip driving at 8 m/s
+    assert gripping['sideslip_error_rms_deg'] > 5.0, gripping

@@ -249,6 +249,22 @@ def test_teleport_and_reset(simulator, preset):
     assert last.twist.twist.linear.x == pytest.approx(3.0, abs=0.01)
 
 
+def test_a_car_starts_sliding_with_the_velocities_it_is_given(simulator):
+    # A scenario started in its drift: the node's initial lateral speed and yaw rate.
+    client = simulator(pacing='lockstep', initial_speed=8.0, initial_lateral_speed=-1.5,
+                       initial_yaw_rate=0.4, command_timeout_s=0.0, vehicle='rwd_gravel')
+    odom = Latest(client, Odometry, 'ground_truth/odom')
+    first = at(client, odom, client.step(0)).twist.twist
+    assert (first.linear.x, first.linear.y, first.angular.z) == pytest.approx(
+        (8.0, -1.5, 0.4), abs=1e-9)
+    reset = client.node.create_client(Trigger, 'reset')     # a reset starts it so again
+    at(client, odom, client.step(200))
+    assert client.call(reset, Trigger.Request(), again_s=2.0).success
+    again = at(client, odom, client.step(0)).twist.twist
+    assert (again.linear.x, again.linear.y, again.angular.z) == pytest.approx(
+        (8.0, -1.5, 0.4), abs=1e-9)
+
+
 @pytest.mark.parametrize('contact', ['stop', 'bounce'])
 def test_a_pose_estimate_into_a_wall_is_refused_and_the_simulator_goes_on(simulator, contact):
     # Issue 47: RViz's 2D Pose Estimate into the track's wall crashed the node at the next step.

@@ -25,7 +25,7 @@ NON_DEFAULT = {
     'timeout_brake_torque_n_m': 250.0, 'shutdown_flush_s': 0.5, 'odom_frame': 'world_odom',
     'base_frame': 'chassis',
     'initial_x': 12.5, 'initial_y': -3.0, 'initial_yaw': 1.5, 'initial_speed': -2.0,
-    'argument_names': 'initial_x=sx',
+    'argument_names': 'initial_x=sx', 'initial_lateral_speed': 1.5, 'initial_yaw_rate': -0.25,
     'sensors': 'typical', 'seed': 4711, 'tf_source': 'none', 'publish_stage': False,
     'trail_length_s': 12.5, 'trail_colour': 'slip', 'map': 'none', 'contact': 'off',
     'cmd_vel_stamped': True, 'cars': ['solo']}    # one named car: initial_* place it
