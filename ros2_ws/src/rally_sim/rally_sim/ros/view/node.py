@@ -57,20 +57,20 @@ GHOST_POINTS = 2000
 
 
 READ_IN_PLACE = {
-    Odometry: [f'{vector}.{axis}' for vector, axes in (
+    Odometry: ([f'{vector}.{axis}' for vector, axes in (
         ('pose.pose.position', 'xyz'), ('pose.pose.orientation', 'xyzw'),
-        ('twist.twist.linear', 'xyz'), ('twist.twist.angular', 'xyz')) for axis in axes],
-    WheelSlip: [f'{array}.{i}' for array in (
+        ('twist.twist.linear', 'xyz'), ('twist.twist.angular', 'xyz')) for axis in axes], []),
+    WheelSlip: ([f'{array}.{i}' for array in (
         'steer_angle', 'slip_ratio', 'slip_angle', 'normal_load', 'suspension_travel')
-        for i in range(4)],
-    DrivetrainState: ['engine_rpm', 'throttle']}
-"""The float64 fields of each car's messages the view reads in place (and a gear)."""
+        for i in range(4)], []),
+    DrivetrainState: (['engine_rpm', 'throttle'], ['gear'])}
+"""The float64 and integer fields of each car's messages the view reads in place."""
 
 
 def in_place(kind: type) -> InPlace:
     """Return a reader of one car's messages of `kind` (each car's own: its layout)."""
-    return InPlace(kind, READ_IN_PLACE[kind],
-                   integers=['gear'] if kind is DrivetrainState else ())
+    doubles, integers = READ_IN_PLACE[kind]
+    return InPlace(kind, doubles, integers=integers)
 
 
 class Polled:
