@@ -9,6 +9,7 @@ import { World } from './world.js';
 
 const RECONNECT_MS = 1000;
 const STATS_MS = 1000;
+const LATENCY_LOG = 20000;     // states (over five minutes at 60 a second)
 
 class View {
   constructor() {
@@ -27,6 +28,7 @@ class View {
                    state_to_screen_max_ms: 0, drawn_states: 0 };
     this._frameTimes = [];
     this._latencies = [];
+    this.latencyLog = [];      // [state made to frame, made to received] per state drawn [ms]
     this.connect();
     requestAnimationFrame((t) => this.frame(t));
     setInterval(() => this.report(), STATS_MS);
@@ -114,6 +116,9 @@ class View {
       this.world.takeState(state, this.cars);
       if (state.wall_ms) {
         this._latencies.push(now - state.wall_ms);
+        if (this.latencyLog.length < LATENCY_LOG) {
+          this.latencyLog.push([now - state.wall_ms, state.received_ms - state.wall_ms]);
+        }
       }
       this.shownState = state;
       this.stats.drawn_states += 1;
