@@ -35,13 +35,13 @@ from ..physics.model import O_GROUND, SLIP_ANGLE, VX, VY, X, Y, YAW, YAW_RATE
 from ..scenarios.metrics import LAP_CHECK_EVERY, STATE_COLUMNS
 from ..sim.contacts import HORIZON_S
 from ..sim.period_kernels import (
-    CONSTANTS as WALK_CONSTANTS, F_ACCELERATION, F_CLAMPED, F_INTEGRAL, F_RATE, F_STEER,
-    F_TARGET, F_TIME, first_max, FLOATS as WALK_FLOATS, I_CLAMPS, I_LAST_COMMAND,
-    I_SAFE_UNTIL, I_STEP_COUNT, I_STEPS, INSTANT, INTS as WALK_INTS, J_PUBLISH_EVERY,
-    K_AHEAD, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_BRAKE_LIMIT, K_DRIVE_LIMIT, K_DRIVEN, K_DT,
-    K_HANDBRAKE, K_KI, K_KP, K_LENGTH, K_MASS, K_MAX_STEER, K_RADIUS, K_SHARES, K_STEER_M,
-    K_STEER_RATE_M, K_TIMEOUT, K_WIDTH, NON_FINITE, SETTINGS as WALK_SETTINGS, TOUCH, walk,
-    WATCHDOG)
+    CONSTANTS as WALK_CONSTANTS, F_ACCELERATION, F_CLAMPED, F_FEEDFORWARD, F_INTEGRAL, F_RATE,
+    F_REFERENCE, F_STEER, F_TARGET, F_TIME, first_max, FLOATS as WALK_FLOATS, I_CLAMPS,
+    I_LAST_COMMAND, I_SAFE_UNTIL, I_STEP_COUNT, I_STEPS, INSTANT, INTS as WALK_INTS,
+    J_PUBLISH_EVERY, K_AHEAD, K_APPROACH, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_BRAKE_LIMIT,
+    K_DRIVE_LIMIT, K_DRIVEN, K_DT, K_HANDBRAKE, K_KI, K_KP, K_LENGTH, K_MASS, K_MAX_STEER,
+    K_RADIUS, K_SHARES, K_STEER_M, K_STEER_RATE_M, K_TIMEOUT, K_WIDTH, NON_FINITE,
+    SETTINGS as WALK_SETTINGS, TOUCH, walk, WATCHDOG)
 from ..sim.walk import report_clamps
 
 # The loop's state between calls (floats, ints) after the walk's (sim/period_kernels.py):
@@ -232,6 +232,7 @@ class CompiledLoop:
         k[K_BRAKE_LIMIT:K_BRAKE_LIMIT + 4] = speed.brake_limit_n_m
         k[K_HANDBRAKE:K_HANDBRAKE + 4] = vehicle.handbrake_torque
         k[K_SHARES:K_SHARES + 4] = BRAKE_SHARES
+        k[K_APPROACH] = speed.approach_s
         k[K_LAPS_GOAL], k[K_DURATION_NS] = laps.goal_m, run.spec['duration_s'] * 1e9
         self.lap_path = laps.path
         contacts = session.contacts.active
@@ -268,6 +269,8 @@ class CompiledLoop:
         f[F_STEER], f[F_RATE] = intake.steer_rad, intake.steer_rate
         f[F_TARGET], f[F_ACCELERATION] = intake.target_speed, intake.target_acceleration
         f[F_INTEGRAL], f[F_TIME] = intake.speed.integral_m, vehicle.time_s
+        f[F_REFERENCE], f[F_FEEDFORWARD] = (intake.speed.reference_m_s,
+                                            intake.speed.feedforward_m_s2)
         f[F_ODOM_X:F_ODOM_YAW_RATE + 1] = odometry
         n[I_STEPS], n[I_LAST_COMMAND] = session.sim_steps, intake.last_command_steps
         n[I_SAFE_UNTIL], n[I_STEP_COUNT] = session.contacts.safe_until, vehicle.step_count
@@ -287,6 +290,8 @@ class CompiledLoop:
         intake.target_acceleration = float(f[F_ACCELERATION])
         intake.last_command_steps = int(n[I_LAST_COMMAND])
         intake.speed.integral_m, vehicle.time_s = float(f[F_INTEGRAL]), float(f[F_TIME])
+        intake.speed.reference_m_s = float(f[F_REFERENCE])
+        intake.speed.feedforward_m_s2 = float(f[F_FEEDFORWARD])
         session.sim_steps, session.contacts.safe_until = int(n[I_STEPS]), int(n[I_SAFE_UNTIL])
         vehicle.step_count = int(n[I_STEP_COUNT])
         if n[I_CLAMPS]:

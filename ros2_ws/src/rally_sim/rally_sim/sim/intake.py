@@ -17,11 +17,11 @@ import numpy as np
 
 from .reports import non_finite, Reports
 from ..control.interface import Ackermann, Pedals, Twist, WheelTorques
-from ..control.speed import SpeedController
+from ..control.speed import APPROACH_DRIVETRAIN_S, APPROACH_S, SpeedController
 from ..control.twist import steer_for
 from ..physics import Command, CommandError, DriverCommand, Vehicle
 from ..physics.drivetrain.equations import AUTOMATIC
-from ..physics.model import VX
+from ..physics.model import OMEGA, VX
 
 CONTROL_PERIOD_S = 0.01
 """Commands, the watchdog and the speed controller are applied per this much sim time."""
@@ -42,8 +42,12 @@ class CommandIntake:
         self._steps = steps
         self.control_steps = max(1, round(CONTROL_PERIOD_S / dt))
         config = vehicle.config
-        self.speed = SpeedController(config['mass_kg'], config['wheel_radius_m'],
-                                     vehicle.drive_limit, vehicle.brake_limit)
+        radius = config['wheel_radius_m']     # the wheels' spin is accelerated too
+        mass = config['mass_kg'] + 4.0 * config['wheel_inertia_kg_m2'] / radius ** 2
+        self.speed = SpeedController(mass, radius,
+                                     vehicle.drive_limit, vehicle.brake_limit,
+                                     approach_s=APPROACH_DRIVETRAIN_S if vehicle.has_drivetrain
+                                     else APPROACH_S)
         self._by_type = {Ackermann: self.on_ackermann, WheelTorques: self.on_torque,
                          Pedals: self.on_driver, Twist: self.on_twist}
         self.wheelbase_m = config['cg_to_front_axle_m'] + config['cg_to_rear_axle_m']
@@ -203,7 +207,7 @@ class CommandIntake:
             drive, brake = self.speed.torques(self.target_speed, self.target_acceleration,
                                               float(self.vehicle.state[VX]),
                                               self.control_steps * self.dt if integrate
-                                              else 0.0)
+                                              else 0.0, self._rims())
             command = (self._through_drivetrain(drive, brake) if self.vehicle.has_drivetrain
                        else Command(self.steer_rad, self.steer_rate, drive, brake, 0.0))
         elif self.settings['command_mode'] == 'driver':
@@ -221,6 +225,10 @@ class CommandIntake:
             self.reports.count('clamped')
             self.reports.warn('clamped', 'command clamped to the vehicle limits: '
                               + '; '.join(notes))
+
+    def _rims(self) -> list:
+        """Return each wheel's rim speed [m/s]: omega times the wheel radius."""
+        return (self.vehicle.state[OMEGA:OMEGA + 4] * self.speed.wheel_radius_m).tolist()
 
     def _through_drivetrain(self, drive, brake) -> DriverCommand:
         """Turn the speed controller's torques into pedals and a gear request."""

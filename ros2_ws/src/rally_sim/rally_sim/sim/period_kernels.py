@@ -27,19 +27,22 @@ import numpy as np
 
 from .contacts import HORIZON_S
 from ..control.path_kernels import hypot
-from ..control.speed import DEFAULT_ACCELERATION_M_S2, HOLD_SPEED_M_S
+from ..control.speed import (
+    DEFAULT_ACCELERATION_M_S2, HOLD_SPEED_M_S, LEAD_M_S, SLIP_M_S, SLIP_SHARE)
 from ..physics.integrators import advance
 from ..physics.jit import njit
 from ..physics.model import (
-    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, VX, VY, X, Y, YAW, YAW_RATE)
+    C_BRAKE, C_DRIVE, C_HANDBRAKE, C_RATE, C_STEER, OMEGA, VX, VY, X, Y, YAW, YAW_RATE)
 from ..physics.vehicle import FLOAT32_ROUNDING
 from ..world.contact import wall_clearance
 from ..world.raycast import BOX_HALF_LENGTH, BOX_HALF_WIDTH, BOX_X, BOX_Y, BOX_YAW
 
 # The state carried between calls: the intake's hold (steer, rate, target speed and
-# acceleration), the speed controller's integral, the vehicle's clock, the steer clamped last.
-F_STEER, F_RATE, F_TARGET, F_ACCELERATION, F_INTEGRAL, F_TIME, F_CLAMPED = range(7)
-FLOATS = 7
+# acceleration), the speed controller's integral, the vehicle's clock, the steer clamped last,
+# the speed controller's reference and feedforward.
+(F_STEER, F_RATE, F_TARGET, F_ACCELERATION, F_INTEGRAL, F_TIME, F_CLAMPED, F_REFERENCE,
+ F_FEEDFORWARD) = range(9)
+FLOATS = 9
 # The step count, the last command's step, the contact rule's safe_until, the vehicle's
 # step count, the commands clamped.
 I_STEPS, I_LAST_COMMAND, I_SAFE_UNTIL, I_STEP_COUNT, I_CLAMPS = range(5)
@@ -48,8 +51,8 @@ INTS = 5
 # footprint's bounds (world/scene.py's Footprint).
 (K_DT, K_TIMEOUT, K_MASS, K_RADIUS, K_KP, K_KI, K_DRIVEN, K_MAX_STEER, K_LENGTH, K_WIDTH,
  K_AHEAD, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_STEER_M, K_STEER_RATE_M) = range(15)
-K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES = 15, 19, 23, 27
-CONSTANTS = 31
+K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES, K_APPROACH = 15, 19, 23, 27, 31
+CONSTANTS = 32
 # Settings: steps of a control period and of a publishing period, the physics kernel's
 # substeps and method, whether contacts are looked at, the looks' horizon [steps].
 J_CONTROL_STEPS, J_PUBLISH_EVERY, J_SUBSTEPS, J_METHOD, J_CONTACTS, J_HORIZON = range(6)
@@ -95,28 +98,58 @@ def speed_push(state, command, k, f, speed_dt: float) -> bool:
     """
     target, speed = f[F_TARGET], state[VX]
     limit = f[F_ACCELERATION] if f[F_ACCELERATION] > 0.0 else DEFAULT_ACCELERATION_M_S2
-    error = target - speed
-    f[F_INTEGRAL] = clamp(f[F_INTEGRAL] + error * speed_dt, -2.0, 2.0)
-    wanted = clamp(k[K_KP] * error + k[K_KI] * f[F_INTEGRAL], -limit, limit)
-    force = k[K_MASS] * wanted
     stopping = abs(target) < 1e-3
     drive = np.zeros(4)
     brake = np.zeros(4)
     if stopping and abs(speed) < HOLD_SPEED_M_S:
-        f[F_INTEGRAL] = 0.0
+        f[F_INTEGRAL], f[F_REFERENCE], f[F_FEEDFORWARD] = 0.0, math.nan, 0.0
         for i in range(4):
             brake[i] = 0.5 * k[K_BRAKE_LIMIT + i]
     else:
+        reference = speed if math.isnan(f[F_REFERENCE]) else f[F_REFERENCE]
+        if speed_dt > 0.0:
+            step = first_min(limit * speed_dt, abs(target - reference) * speed_dt / k[K_APPROACH])
+            ramp = clamp(target - reference, -step, step)
+            f[F_FEEDFORWARD] = ramp / speed_dt
+            reference = clamp(reference + ramp, speed - LEAD_M_S, speed + LEAD_M_S)
+        f[F_REFERENCE] = reference
+        error = reference - speed
+        integral = clamp(f[F_INTEGRAL] + error * speed_dt, -2.0, 2.0)
+        wanted = f[F_FEEDFORWARD] + k[K_KP] * error + k[K_KI] * integral
+        force = k[K_MASS] * clamp(wanted, -limit, limit)
         direction = math.copysign(1.0, speed if stopping else target)
+        held = False
         if force * direction > 0.0:
             torque = force * k[K_RADIUS] / k[K_DRIVEN]
+            rims, driven = 0.0, 0
+            for i in range(4):
+                d = k[K_DRIVE_LIMIT + i]
+                held = held or 0.0 < d < abs(torque)
+                if d > 0.0:
+                    rims, driven = rims + state[OMEGA + i] * k[K_RADIUS], driven + 1
+            if driven:
+                spin = (rims / driven - speed) * direction / (SLIP_M_S + SLIP_SHARE * abs(speed))
+                if spin > 1.0:
+                    torque *= first_max(2.0 - spin, 0.0)
+                    held = True
             for i in range(4):
                 d = k[K_DRIVE_LIMIT + i]
                 drive[i] = clamp(torque, -d, d) if d > 0.0 else 0.0
         else:
             total = abs(force) * k[K_RADIUS]
             for i in range(4):
-                brake[i] = first_min(total * k[K_SHARES + i], k[K_BRAKE_LIMIT + i])
+                b = k[K_BRAKE_LIMIT + i]
+                brake[i] = first_min(total * k[K_SHARES + i], b)
+                held = held or b < total * k[K_SHARES + i]
+            rolling = math.copysign(1.0, speed)
+            for i in range(4):
+                lock = (speed - state[OMEGA + i] * k[K_RADIUS]) * rolling / (
+                    SLIP_M_S + SLIP_SHARE * abs(speed))
+                if lock > 1.0:
+                    brake[i] *= first_max(2.0 - lock, 0.0)
+                    held = True
+        if not ((held or abs(wanted) > limit) and error * wanted > 0.0):
+            f[F_INTEGRAL] = integral
     steer = clamp(f[F_STEER], -k[K_MAX_STEER], k[K_MAX_STEER])
     clamped = moved(f[F_STEER], steer)
     command[C_STEER] = steer

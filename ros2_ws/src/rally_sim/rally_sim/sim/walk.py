@@ -58,6 +58,8 @@ class Walker:
         f[pk.F_STEER], f[pk.F_RATE] = intake.steer_rad, intake.steer_rate
         f[pk.F_TARGET], f[pk.F_ACCELERATION] = intake.target_speed, intake.target_acceleration
         f[pk.F_INTEGRAL], f[pk.F_TIME] = intake.speed.integral_m, vehicle.time_s
+        f[pk.F_REFERENCE] = intake.speed.reference_m_s
+        f[pk.F_FEEDFORWARD] = intake.speed.feedforward_m_s2
         n[pk.I_STEPS], n[pk.I_LAST_COMMAND] = session.sim_steps, intake.last_command_steps
         n[pk.I_SAFE_UNTIL], n[pk.I_STEP_COUNT] = contacts.safe_until, vehicle.step_count
         n[pk.I_CLAMPS] = 0
@@ -66,6 +68,8 @@ class Walker:
                       vehicle.flat_params, vehicle.tyre_mu, *vehicle.map_arrays, w.vectors,
                       w.wheel, w.matrices, w.ints, vehicle.outputs)
         intake.speed.integral_m, vehicle.time_s = float(f[pk.F_INTEGRAL]), float(f[pk.F_TIME])
+        intake.speed.reference_m_s = float(f[pk.F_REFERENCE])
+        intake.speed.feedforward_m_s2 = float(f[pk.F_FEEDFORWARD])
         session.sim_steps, contacts.safe_until = int(n[pk.I_STEPS]), int(n[pk.I_SAFE_UNTIL])
         vehicle.step_count = int(n[pk.I_STEP_COUNT])
         if n[pk.I_CLAMPS]:
@@ -94,6 +98,7 @@ class Walker:
         k[pk.K_BRAKE_LIMIT:pk.K_BRAKE_LIMIT + 4] = speed.brake_limit_n_m
         k[pk.K_HANDBRAKE:pk.K_HANDBRAKE + 4] = vehicle.handbrake_torque
         k[pk.K_SHARES:pk.K_SHARES + 4] = BRAKE_SHARES
+        k[pk.K_APPROACH] = speed.approach_s
         if contacts:
             outline = scene.outlines[0]
             k[pk.K_LENGTH], k[pk.K_WIDTH], k[pk.K_AHEAD] = (

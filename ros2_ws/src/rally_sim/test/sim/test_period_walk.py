@@ -27,12 +27,17 @@ def track_session(contact: str, publish_rate_hz: float) -> Session:
                    occupancy=load_map(config_file('stages/track_map.yaml')), contact=contact)
 
 
+def speed_state(speed) -> bytes:
+    """Return the speed controller's integral, reference and feedforward as bytes (NaN too)."""
+    return np.array([speed.integral_m, speed.reference_m_s, speed.feedforward_m_s2]).tobytes()
+
+
 def snapshot(s: Session) -> tuple:
     """Return everything the steps leave behind, as bytes where it is floats."""
     car = s.cars[0]
     v = car.vehicle
     return (s.sim_steps, v.state.tobytes(), v.command.tobytes(), v.outputs.tobytes(),
-            v.time_s, v.step_count, car.intake.speed.integral_m, car.intake.timed_out,
+            v.time_s, v.step_count, speed_state(car.intake.speed), car.intake.timed_out,
             s.contacts.safe_until, [(c.time_ns, c.other, c.x, c.y) for c in s.contacts.events],
             car.halted is not None, dict(s.reports.counters))
 
