@@ -237,7 +237,7 @@ def test_a_car_blind_to_the_one_ahead_runs_into_it_in_process_as_over_ros(tmp_pa
         'cg_to_rear_m': 0.17145, 'max_steer_rad': 0.4189, 'lateral_accel_limit_m_s2': 5.0}}
     with open(config_file('scenarios/two_cars_track.yaml'), encoding='utf-8') as stream:
         slow = yaml.safe_load(stream)['opponents']
-    slow[0]['controller']['params']['speed_max_m_s'] = 1.0
+    slow[0]['controller']['params']['speed_max_m_s'] = 0.5
     path = shortened(tmp_path, 'two_cars_track', {'controller': follower, 'opponents': slow,
                                                   'duration_s': 4.0})
     result = subprocess.run([sys.executable, '-m', 'rally_sim.scenario', str(path),

@@ -39,10 +39,11 @@ drift_skid_pad_typical's but for the sensors."""
 
 
 PATH_FOLLOW_BEFORE_SENSORS = {
-    'cross_track_rms_m': 0.31849104599098116, 'cross_track_max_m': 1.4797319518105603,
-    'heading_error_rms_rad': 0.1068448909616079, 'completion_time_s': 47.94,
-    'off_road_time_s': 0.0, 'mean_speed_m_s': 7.255155200448105}
-"""path_follow's metrics at 160689d, before sensor profiles and actuators (issue 24)."""
+    'cross_track_rms_m': 0.17543969162458858, 'cross_track_max_m': 0.6208365663019005,
+    'heading_error_rms_rad': 0.06782109106711814, 'completion_time_s': 47.9,
+    'off_road_time_s': 0.0, 'mean_speed_m_s': 7.262580692086434}
+"""path_follow's metrics with ideal sensors and no actuators (as at 160689d, before sensor
+profiles and actuators, issue 24), since speed mode's eased reference (issue 59)."""
 
 
 def run_scenario(scenario, output, *extra, tag=''):
