@@ -44,12 +44,14 @@ class SpeedController:
     target at most at the acceleration limit and, near it, as a first-order
     approach of approach_s; its slope is asked for outright (feedforward);
     it never leads the car by more than LEAD_M_S (a car short of grip or
-    power paces it); and the integral grows only while the force is not at a
-    limit it pushes against. Per-wheel values in plain floats: called every
-    control period.
+    power paces it); the integral grows only while the force is not at a
+    limit it pushes against; and the rims are held near the car's speed
+    (torques()). Per-wheel values in plain floats: called every control
+    period.
     """
 
     mass_kg: float
+    """What the force accelerates: the intake's is the car's mass and its wheels' spin, 4 I/r^2."""
     wheel_radius_m: float
     drive_limit_n_m: Sequence[float]   # per wheel, fl fr rl rr; 0 for undriven wheels
     brake_limit_n_m: Sequence[float]
