@@ -303,6 +303,18 @@ def test_a_vehicle_that_does_not_exist_ends_the_launch_with_the_presets():
     assert launch.left_running() == [], output
 
 
+def test_a_map_that_does_not_exist_is_blamed_on_the_launch_argument_that_gave_it(tmp_path):
+    """Issue 59: map:= a file that is not there names map:=, not the package's parameter file."""
+    missing = tmp_path / 'your_map.yaml'
+    launch = Launch('rally_sim.launch.py', 'topic_profile:=f1tenth', f'map:={missing}',
+                    'rviz:=false')
+    output = launch.wait()
+    assert f"launch argument 'map': no occupancy map '{missing}'" in output, output
+    assert 'rally_sim.yaml)' not in output, output         # not blamed on the package's file
+    assert launch.process.returncode == 1, output
+    assert launch.left_running() == [], output
+
+
 def test_rally_exec_gives_the_ros2_command_line(tmp_path):
     """`./rally exec ros2 ...`, as the README gives it: set a live node's parameter, read it."""
     root = os.path.normpath(os.path.join(PACKAGE, '..', '..', '..'))

@@ -218,7 +218,8 @@ def parameter_files(argv: List[str]) -> List[str]:
 
 
 def source_of(name: str) -> str:
-    """Return ' (in FILE)' for the parameter file of this process that sets `name`, or ''."""
+    """Return ' (in FILE)' for the last parameter file that sets `name` (the one that holds)."""
+    found = ''
     for path in parameter_files(sys.argv):
         try:
             with open(path, encoding='utf-8') as stream:
@@ -228,8 +229,8 @@ def source_of(name: str) -> str:
         for section in sections.values() if isinstance(sections, dict) else ():
             params = section.get('ros__parameters') if isinstance(section, dict) else None
             if isinstance(params, dict) and name in params:
-                return f' (in {path})'
-    return ''
+                found = f' (in {path})'
+    return found
 
 
 def check(name: str, value: Any, specs: Dict[str, Spec] = None) -> Optional[str]:

@@ -82,7 +82,7 @@ class SimulatorNode(Node):
         try:
             walls = walls_from(s['map'], vehicles[0].surface)
         except ValueError as error:
-            raise ParameterError(f"parameter 'map'{source_of('map')}: {error}") from None
+            raise ParameterError(f"{self._given('map')}: {error}") from None
         if s['command_mode'] == 'driver':
             for vehicle in vehicles:
                 self._need_drivetrain(ParameterError, vehicle)
@@ -315,6 +315,11 @@ class SimulatorNode(Node):
         if parameter in pairs:
             return f"launch argument '{pairs[parameter]}'"
         return f"parameter '{parameter}'"
+
+    def _given(self, parameter: str) -> str:
+        """Return how an error names what set a parameter: a launch argument, else its file."""
+        named = self._named(parameter)
+        return named if named.startswith('launch') else named + source_of(parameter)
 
     def _pose_keys(self, car: str) -> List[str]:
         """
