@@ -219,6 +219,10 @@ def parameter_files(argv: List[str]) -> List[str]:
 
 def source_of(name: str) -> str:
     """Return ' (in FILE)' for the last parameter file that sets `name` (the one that holds)."""
+    argv = sys.argv
+    if any(flag in ('-p', '--param') and value.startswith(f'{name}:=')
+           for flag, value in zip(argv, argv[1:])):
+        return ''                   # given with -p, which no file overrides
     found = ''
     for path in parameter_files(sys.argv):
         try:
