@@ -1,7 +1,11 @@
 """Build script of the rally_sim ament_python package."""
 
+import atexit
 from glob import glob
 import os
+import shutil
+import sys
+import tempfile
 
 from setuptools import find_packages
 from setuptools import setup
@@ -32,8 +36,26 @@ DATA = {'rally_sim.data': ['vehicles/*.yaml', 'stages/*.yaml', 'stages/*.csv',
                            'stages/*.png', 'scenarios/*.yaml', 'sensors/*.yaml',
                            'campaigns/*.yaml', 'transitions/*.yaml', 'tyres/*.tir']}
 
+
+def scratch_options() -> dict:
+    """
+    Put setuptools' build/ and egg-info in a temporary folder, not in the checkout.
+
+    A pip install of this folder builds in place, and the leftovers made the next
+    workspace build think the sources had changed. colcon's develop keeps its own
+    (its egg-link points at the egg-info), and folders given on the command line win.
+    """
+    if 'develop' in sys.argv:
+        return {}
+    scratch = tempfile.mkdtemp(prefix='rally_sim-setup-')
+    atexit.register(shutil.rmtree, scratch, True)
+    return {'egg_info': {'egg_base': scratch},
+            'build': {'build_base': os.path.join(scratch, 'build')}}
+
+
 setup(
     name=PACKAGE,
+    options=scratch_options(),
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']) + list(DATA),
     package_dir={'rally_sim.data': 'config'},

@@ -10,6 +10,7 @@ ROS paths, rclpy not importable, and a cold kernel cache.
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 
@@ -87,13 +88,30 @@ def test_gymnasium_and_batch_rollouts_run_without_ros(installed):
                            timeout=900, env=environment, cwd=str(installed))
     assert first.returncode == 0, first.stdout + first.stderr
     assert 'episode' in first.stdout and 'batch 6 cars' in first.stdout
-    # A cold cache: said once on stderr, with how long it takes; cached after.
+    # A cold cache: said once on stderr as it starts, which and how long once at the end.
     assert first.stderr.count('rally_sim: compiling the physics kernels') == 1, first.stderr
+    assert first.stderr.count('rally_sim: compiled ') == 1, first.stderr
+    assert re.search(r'compiled \d+ kernels in \d+ s: \w', first.stderr), first.stderr
     second = subprocess.run([PYTHON, '-c', SCRIPT], capture_output=True, text=True,
                             timeout=900, env=environment, cwd=str(installed))
     assert second.returncode == 0, second.stdout + second.stderr
-    assert 'compiling' not in second.stderr
+    assert 'compil' not in second.stderr
     assert second.stdout == first.stdout         # the same run, from the cache
+
+
+def test_the_kernels_compiled_by_one_install_load_in_another(installed, tmp_path):
+    """The same sources from another path (here the source tree) load the pip install's cache."""
+    environment = scrubbed_environment(installed)
+    where = 'import rally_sim; print(rally_sim.__file__)\n'
+    pip = subprocess.run([PYTHON, '-c', where + SCRIPT], capture_output=True, text=True,
+                         timeout=900, env=environment, cwd=str(tmp_path))
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    assert 'site-packages' in pip.stdout.splitlines()[0]
+    run = subprocess.run([PYTHON, '-c', where + SCRIPT], capture_output=True, text=True,
+                         timeout=900, env=dict(environment, PYTHONPATH=PACKAGE), cwd=str(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.startswith(os.path.join(PACKAGE, 'rally_sim', '__init__.py')), run.stdout
+    assert 'compil' not in run.stderr, run.stderr
 
 
 def test_replay_console_script_runs_without_ros(installed, tmp_path):

@@ -7,10 +7,12 @@ RALLY_SIM_NO_JIT=1 set, the very same functions run as plain Python (used by
 the tests to check that both agree).
 """
 
+import atexit
 import hashlib
 import os
 import pathlib
 import sys
+import time
 
 try:
     import numba
@@ -48,32 +50,88 @@ def _cache_dir() -> str:
     return os.path.join(base, 'rally_sim', 'numba', digest.hexdigest()[:16])
 
 
+COMPILING = ('rally_sim: compiling the physics kernels for this machine, once after an install '
+             'or an update (one to four minutes; `./rally setup` does it for the whole project); '
+             'later runs, from any install of the same sources, load them from the cache in {where}')
+COMPILED = 'rally_sim: compiled {count} kernels in {seconds:.0f} s: {names}'
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+"""The rally_sim package's folder, whichever path imported it."""
+
+
 if ENABLED and not os.environ.get('NUMBA_CACHE_DIR'):
     numba.config.CACHE_DIR = _cache_dir()
 
-COMPILING = ('rally_sim: compiling the physics kernels for this machine, once after an install '
-             'or an update (about 30 s, a minute on a busy machine; the batch kernels take '
-             'longer); later runs load them from the cache in {where}')
-
 
 if ENABLED:
+    from numba.core import caching as numba_caching
     from numba.core import event as numba_event
 
-    class _FirstCompile(numba_event.Listener):
-        """Says once per process, on stderr, that numba compiles (a cache miss), as it starts."""
+    class PackageCacheLocator(numba_caching.UserProvidedCacheLocator):
+        """
+        Caches the package's kernels under their path inside the package, not the absolute one.
 
-        said = False
+        numba names a cache entry's folder by the hash of the source file's
+        absolute folder, so the same sources imported from the source tree,
+        from colcon's build (a symlink) and from a pip install compiled three
+        times over. Inside a cache folder that is already named by the hash of
+        every kernel source (_cache_dir), the path within the package is all
+        that tells two files apart; numba's own stamp (the file's content hash)
+        and index key (bytecode, signature, CPU) still guard each entry.
+        """
+
+        def __init__(self, py_func, py_file: str):
+            super().__init__(py_func, py_file)
+            inside = pathlib.Path(py_file).resolve().parent.relative_to(PACKAGE)
+            self._cache_path = os.path.join(numba.config.CACHE_DIR, 'rally_sim', *inside.parts)
+
+        @classmethod
+        def from_function(cls, py_func, py_file: str):
+            """Locate the package's own files (None for any other: numba's locators take them)."""
+            try:
+                pathlib.Path(py_file).resolve().relative_to(PACKAGE)
+            except (ValueError, OSError):
+                return None
+            return super().from_function(py_func, py_file)
+
+    if PackageCacheLocator not in numba_caching.CacheImpl._locator_classes:
+        numba_caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
+
+    class _Compiles(numba_event.Listener):
+        """
+        Says, once per process on stderr, that numba compiles (a cache miss) as it starts.
+
+        And, when the process ends, which kernels were compiled and how long it took.
+        """
+
+        def __init__(self):
+            self.depth = 0
+            self.started_s = None
+            self.names = []
 
         def on_start(self, event) -> None:
-            if not self.said:
-                self.said = True
-                print(COMPILING.format(where=numba.config.CACHE_DIR), file=sys.stderr,
-                      flush=True)
+            if self.started_s is None:
+                self.started_s = time.monotonic()
+                print(COMPILING.format(where=numba.config.CACHE_DIR), file=sys.stderr, flush=True)
+                atexit.register(self.report)
+            if self.depth == 0:
+                self.names.append(event.data['dispatcher'].py_func.__qualname__)
+            self.depth += 1
 
         def on_end(self, event) -> None:
-            pass
+            self.depth -= 1
+            if self.depth == 0:
+                self.ended_s = time.monotonic()
 
-    numba_event.register('numba:compile', _FirstCompile())
+        def report(self) -> None:
+            """Print what was compiled and for how long (from the first compile to the last)."""
+            names = sorted(set(self.names))
+            shown = ', '.join(names[:6]) + (f' and {len(names) - 6} more' if len(names) > 6 else '')
+            seconds = getattr(self, 'ended_s', time.monotonic()) - self.started_s
+            print(COMPILED.format(count=len(names), names=shown, seconds=seconds),
+                  file=sys.stderr, flush=True)
+
+    numba_event.register('numba:compile', _Compiles())
 
 
 def njit(function):
