@@ -21,6 +21,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
 from rally_sim.ros.launch_exit import simulator_ended
+from rally_sim.ros.launch_record import record_argument, recorder
 
 F1TENTH_TOPICS = [
     ('/ego_racecar/ackermann_cmd', '/drive'), ('/ego_racecar/scan', '/scan'),
@@ -95,6 +96,7 @@ def generate_launch_description():
                                          "' == 'rally_sim'"]))
     f1tenth = PythonExpression(["'", LaunchConfiguration('topic_profile'), "' == 'f1tenth'"])
     return LaunchDescription([
+        record_argument(),
         DeclareLaunchArgument('vehicle', default_value='volvo_v40',
                               description='vehicle preset name or vehicle file'),
         DeclareLaunchArgument('surface', default_value='tarmac_dry',
@@ -185,6 +187,7 @@ def generate_launch_description():
              parameters=[{'use_sim_time': use_sim_time}],
              condition=IfCondition(LaunchConfiguration('rviz'))),
         view_server(namespace),
+        recorder(),
     ])
 
 

@@ -18,6 +18,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from rally_sim.ros.launch_exit import simulator_ended
+from rally_sim.ros.launch_record import record_argument, recorder
 
 
 def nodes(context):
@@ -49,7 +50,7 @@ def nodes(context):
     view = Node(package='rally_sim', executable='view_server', name='view_server',
                 output='screen', parameters=[{'port': LaunchConfiguration('view_port')}],
                 condition=IfCondition(LaunchConfiguration('view')))
-    return [simulator, *describers, rviz, view]
+    return [simulator, *describers, rviz, view, recorder()]
 
 
 def generate_launch_description():
@@ -57,6 +58,7 @@ def generate_launch_description():
     share = get_package_share_directory('rally_sim')
     return LaunchDescription([
         DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
+        record_argument(),
         DeclareLaunchArgument('view', default_value='false',
                               description='serve the live view in a browser, the page of '
                               './rally watch: http://localhost:<view_port>/'),

@@ -23,6 +23,7 @@ import rclpy
 from rclpy.parameter import parameter_value_to_python
 from rclpy.parameter_client import AsyncParameterClient
 from support import ros_launch_kit, ros_process
+from support.bags import decode_everything
 from tf2_msgs.msg import TFMessage
 import yaml
 
@@ -169,10 +170,14 @@ def test_one_car_with_every_argument_changed(tmp_path):
         'publish_rate_hz': 50.0, 'command_timeout_s': 1.0}}}))
     output = run('rally_sim.launch.py',
                  ['rviz:=false', 'vehicle:=rwd_gravel', 'surface:=gravel', 'namespace:=team1',
-                  'publish_clock:=false', 'use_sim_time:=false', f'params_file:={params}'],
+                  'publish_clock:=false', 'use_sim_time:=false', f'params_file:={params}',
+                  f'record:={tmp_path / "bag"}'],
                  {'team1': {'vehicle': 'rwd_gravel', 'surface': 'gravel',
                             'publish_clock': False, 'publish_rate_hz': 50.0}})
     assert 'rviz2' not in output
+    decoded = decode_everything(tmp_path / 'bag')           # the launched session, recorded
+    assert len(decoded['/team1/odom']) >= 5 and decoded['/tf_static']
+    assert decoded['/team1/odom'][-1].header.frame_id == 'team1/odom'
 
 
 def test_two_cars_with_default_arguments_and_rviz():

@@ -142,18 +142,25 @@ class BagRecorder:
             self._writer.add_metadata('rally_sim', self.custom_data)
         self.topics = {}
         for topic, msg_class in topics.items():
-            resolved = node.resolve_topic_name(topic)
-            self.topics[resolved] = {'type': type_name(msg_class), 'channel': None, 'count': 0}
-            qos = QoSProfile(depth=QUEUE_DEPTH)
-            if resolved in LATCHED_TOPICS or topic in LATCHED_TOPICS \
-                    or topic.split('/', 1)[-1] in LATCHED_TOPICS:     # a car's: car1/footprint
-                qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
-            node.create_subscription(msg_class, topic,
-                                     lambda data, key=resolved: self._write(key, data),
-                                     qos, raw=True)
+            latched = topic in LATCHED_TOPICS or node.resolve_topic_name(topic) in \
+                LATCHED_TOPICS or topic.split('/', 1)[-1] in LATCHED_TOPICS  # car1/footprint
+            self.add_topic(topic, msg_class, latched)
         self.first_ns = None
         self.last_ns = None
         self._arrivals = 0
+
+    def add_topic(self, topic: str, msg_class, latched: bool = False) -> str:
+        """Record `topic` from now on (latched: transient local, as it is published); its name."""
+        resolved = self.node.resolve_topic_name(topic)
+        self.topics[resolved] = {'type': type_name(msg_class), 'channel': None, 'count': 0,
+                                 'latched': latched}
+        qos = QoSProfile(depth=QUEUE_DEPTH)
+        if latched:
+            qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
+        self.node.create_subscription(msg_class, topic,
+                                      lambda data, key=resolved: self._write(key, data),
+                                      qos, raw=True)
+        return resolved
 
     def _write(self, topic: str, data: bytes) -> None:
         now = self.node.get_clock().now().nanoseconds
@@ -163,7 +170,8 @@ class BagRecorder:
                 name=entry['type'], encoding='ros2msg',
                 data=full_definition(entry['type']).encode())
             entry['channel'] = self._writer.register_channel(
-                topic=topic, message_encoding='cdr', schema_id=schema)
+                topic=topic, message_encoding='cdr', schema_id=schema,
+                metadata={'durability': 'transient_local'} if entry['latched'] else {})
         self._writer.add_message(channel_id=entry['channel'], log_time=now, data=data,
                                  publish_time=now, sequence=entry['count'])
         entry['count'] += 1
