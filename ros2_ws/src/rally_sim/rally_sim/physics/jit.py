@@ -52,7 +52,8 @@ def _cache_dir() -> str:
 
 COMPILING = ('rally_sim: compiling the physics kernels for this machine, once after an install '
              'or an update (one to four minutes; `./rally setup` does it for the whole project); '
-             'later runs, from any install of the same sources, load them from the cache in {where}')
+             'later runs, from any install of the same sources, load them from the cache '
+             'in {where}')
 COMPILED = 'rally_sim: compiled {count} kernels in {seconds:.0f} s: {names}'
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent
@@ -126,7 +127,8 @@ if ENABLED:
         def report(self) -> None:
             """Print what was compiled and for how long (from the first compile to the last)."""
             names = sorted(set(self.names))
-            shown = ', '.join(names[:6]) + (f' and {len(names) - 6} more' if len(names) > 6 else '')
+            more = f' and {len(names) - 6} more' if len(names) > 6 else ''
+            shown = ', '.join(names[:6]) + more
             seconds = getattr(self, 'ended_s', time.monotonic()) - self.started_s
             print(COMPILED.format(count=len(names), names=shown, seconds=seconds),
                   file=sys.stderr, flush=True)

@@ -20,7 +20,6 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from rosgraph_msgs.msg import Clock
 from support import ros_process
 from support.bags import decode_everything
-from support.simulator import simulator  # noqa: F401  (the fixture)
 from tf2_msgs.msg import TFMessage
 
 STEPS = 10

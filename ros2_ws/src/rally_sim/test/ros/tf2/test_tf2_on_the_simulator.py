@@ -50,8 +50,9 @@ class Heard:
         node.create_subscription(Odometry, 'odom',
                                  lambda m: self.odom.__setitem__(stamp_ns(m.header.stamp), m), 100)
         node.create_subscription(TFMessage, '/tf', self.on_tf, 100)
-        node.create_subscription(TFMessage, '/tf_static', lambda m: self.static.extend(m.transforms),
-                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        node.create_subscription(
+            TFMessage, '/tf_static', lambda m: self.static.extend(m.transforms),
+            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         node.create_subscription(PointStamped, 'imu_seen',
                                  lambda m: self.seen.__setitem__(stamp_ns(m.header.stamp), m), 100)
 
