@@ -93,14 +93,16 @@ def main(argv=None, stop: StopRequest = None) -> int:
     """Run one verb; return the exit status."""
     stop = stop or StopRequest(tool=True)
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    if args.verb == 'info':
-        from .bag_info import describe
+    if args.verb != 'record':
+        from .bag_info import describe, mcap_files
         try:
-            print(describe(args.bag), end='')
+            if args.verb == 'info':
+                print(describe(args.bag), end='')
+                return 0
+            mcap_files(args.bag)
         except (OSError, ValueError) as error:
-            print(f'./rally bag info: error: {args.bag}: {error}', file=sys.stderr)
+            print(f'./rally bag {args.verb}: error: {args.bag}: {error}', file=sys.stderr)
             return 2
-        return 0
     import rclpy
     from rclpy.signals import SignalHandlerOptions
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)    # Ctrl-C is ours (stop)
@@ -122,9 +124,9 @@ def record(args, stop: StopRequest) -> int:
     """Record until Ctrl-C or --duration; print what was recorded."""
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
+    from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy
     from ..ros.recording import BagRecorder
-    from rclpy.parameter import Parameter
     node = Node('rally_bag_recorder', parameter_overrides=[
         Parameter('use_sim_time', value=bool(args.use_sim_time))])
     executor = SingleThreadedExecutor()

@@ -108,6 +108,7 @@ if ENABLED:
         def __init__(self):
             self.depth = 0
             self.started_s = None
+            self.ended_s = None
             self.names = []
 
         def on_start(self, event) -> None:
@@ -129,7 +130,7 @@ if ENABLED:
             names = sorted(set(self.names))
             more = f' and {len(names) - 6} more' if len(names) > 6 else ''
             shown = ', '.join(names[:6]) + more
-            seconds = getattr(self, 'ended_s', time.monotonic()) - self.started_s
+            seconds = (self.ended_s or time.monotonic()) - self.started_s
             print(COMPILED.format(count=len(names), names=shown, seconds=seconds),
                   file=sys.stderr, flush=True)
 

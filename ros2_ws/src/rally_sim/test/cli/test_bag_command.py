@@ -148,8 +148,10 @@ def test_bad_arguments_are_refused_with_the_reason(args, message, tmp_path):
     assert message in done.stderr
 
 
-def test_info_on_a_folder_that_is_no_bag_says_so(tmp_path):
-    done = subprocess.run([sys.executable, '-m', 'rally_sim.cli.bag', 'info', str(tmp_path)],
+@pytest.mark.parametrize('verb', ['info', 'play'])
+def test_a_folder_that_is_no_bag_is_refused_with_the_reason(verb, tmp_path):
+    done = subprocess.run([sys.executable, '-m', 'rally_sim.cli.bag', verb, str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert 'no MCAP file' in done.stderr
+    assert f'./rally bag {verb}: error: {tmp_path}: no MCAP file' in done.stderr
+    assert 'Traceback' not in done.stderr
