@@ -21,7 +21,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
 from rally_sim.ros.launch_exit import simulator_ended
-from rally_sim.ros.launch_record import record_argument, recorder
+from rally_sim.ros.launch_record import RECORD_HELP, recorder
 
 F1TENTH_TOPICS = [
     ('/ego_racecar/ackermann_cmd', '/drive'), ('/ego_racecar/scan', '/scan'),
@@ -96,7 +96,7 @@ def generate_launch_description():
                                          "' == 'rally_sim'"]))
     f1tenth = PythonExpression(["'", LaunchConfiguration('topic_profile'), "' == 'f1tenth'"])
     return LaunchDescription([
-        record_argument(),
+        DeclareLaunchArgument('record', default_value='', description=RECORD_HELP),
         DeclareLaunchArgument('vehicle', default_value='volvo_v40',
                               description='vehicle preset name or vehicle file'),
         DeclareLaunchArgument('surface', default_value='tarmac_dry',

@@ -18,7 +18,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from rally_sim.ros.launch_exit import simulator_ended
-from rally_sim.ros.launch_record import record_argument, recorder
+from rally_sim.ros.launch_record import RECORD_HELP, recorder
 
 
 def nodes(context):
@@ -58,7 +58,7 @@ def generate_launch_description():
     share = get_package_share_directory('rally_sim')
     return LaunchDescription([
         DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
-        record_argument(),
+        DeclareLaunchArgument('record', default_value='', description=RECORD_HELP),
         DeclareLaunchArgument('view', default_value='false',
                               description='serve the live view in a browser, the page of '
                               './rally watch: http://localhost:<view_port>/'),

@@ -102,37 +102,36 @@ if ENABLED:
         """
         Says, once per process on stderr, that numba compiles (a cache miss) as it starts.
 
-        And, when the process ends, which kernels were compiled and how long it took.
+        And, when the process ends, which kernels were compiled and the time spent
+        compiling them (the sum of the outermost compiles; nested ones are inside).
         """
 
         def __init__(self):
             self.depth = 0
-            self.started_s = None
-            self.ended_s = None
+            self.began_s = 0.0
+            self.seconds = 0.0
             self.names = []
 
         def on_start(self, event) -> None:
-            if self.started_s is None:
-                self.started_s = time.monotonic()
+            if not self.names:
                 print(COMPILING.format(where=numba.config.CACHE_DIR), file=sys.stderr, flush=True)
                 atexit.register(self.report)
             if self.depth == 0:
+                self.began_s = time.monotonic()
                 self.names.append(event.data['dispatcher'].py_func.__qualname__)
             self.depth += 1
 
         def on_end(self, event) -> None:
             self.depth -= 1
             if self.depth == 0:
-                self.ended_s = time.monotonic()
+                self.seconds += time.monotonic() - self.began_s
 
         def report(self) -> None:
-            """Print what was compiled and for how long (from the first compile to the last)."""
+            """Print what was compiled and how long the compiling took."""
             names = sorted(set(self.names))
             more = f' and {len(names) - 6} more' if len(names) > 6 else ''
-            shown = ', '.join(names[:6]) + more
-            seconds = (self.ended_s or time.monotonic()) - self.started_s
-            print(COMPILED.format(count=len(names), names=shown, seconds=seconds),
-                  file=sys.stderr, flush=True)
+            print(COMPILED.format(count=len(names), names=', '.join(names[:6]) + more,
+                                  seconds=self.seconds), file=sys.stderr, flush=True)
 
     numba_event.register('numba:compile', _Compiles())
 

@@ -8,17 +8,14 @@ first message, and writes the bag when the launch ends (Ctrl-C).
 
 import sys
 
-from launch.actions import DeclareLaunchArgument, ExecuteProcess
+from launch.actions import ExecuteProcess
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PythonExpression
 
 
-def record_argument() -> DeclareLaunchArgument:
-    """Return the launch argument `record` (a new folder; empty: no recording)."""
-    return DeclareLaunchArgument(
-        'record', default_value='',
-        description='record every topic into this rosbag2 MCAP bag (a new folder), '
-                    'as ./rally bag record -a -o DIR; empty: no recording')
+RECORD_HELP = ('record every topic into this rosbag2 MCAP bag (a new folder), as '
+               './rally bag record -a -o DIR; empty: no recording')
+"""The launch argument `record`'s description (each launch file declares it, default '')."""
 
 
 def recorder() -> ExecuteProcess:
