@@ -1,5 +1,6 @@
 """tf2_ros.TransformListener: /tf and /tf_static into a Buffer."""
 
+import atexit
 from threading import Thread
 from typing import Optional, Union
 
@@ -58,11 +59,16 @@ class TransformListener:
                 self.executor.remove_node(self.node)
             self.dedicated_listener_thread = Thread(target=spin, daemon=True)
             self.dedicated_listener_thread.start()
+            atexit.register(self._stop_spinning)     # before rclpy's own clean-up
+
+    def _stop_spinning(self) -> None:
+        """Stop the listener's thread (an executor left spinning at exit aborts the process)."""
+        self.executor.shutdown()
+        self.dedicated_listener_thread.join(5.0)
 
     def __del__(self) -> None:
         if hasattr(self, 'dedicated_listener_thread'):
-            self.executor.shutdown()
-            self.dedicated_listener_thread.join()
+            self._stop_spinning()
         try:
             self.unregister()
         except Exception:  # the node may be gone already at interpreter exit
