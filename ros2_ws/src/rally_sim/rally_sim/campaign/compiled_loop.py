@@ -40,7 +40,7 @@ from ..sim.period_kernels import (
     I_LAST_COMMAND, I_SAFE_UNTIL, I_STEP_COUNT, I_STEPS, INSTANT, INTS as WALK_INTS,
     J_PUBLISH_EVERY, K_AHEAD, K_APPROACH, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_BRAKE_LIMIT,
     K_DRIVE_LIMIT, K_DRIVEN, K_DT, K_HANDBRAKE, K_KI, K_KP, K_LENGTH, K_MASS, K_MAX_STEER,
-    K_RADIUS, K_SHARES, K_STEER_M, K_STEER_RATE_M, K_TIMEOUT, K_WIDTH, NON_FINITE,
+    K_RADII, K_RADIUS, K_SHARES, K_STEER_M, K_STEER_RATE_M, K_TIMEOUT, K_WIDTH, NON_FINITE,
     SETTINGS as WALK_SETTINGS, TOUCH, walk, WATCHDOG)
 from ..sim.walk import report_clamps
 
@@ -230,6 +230,7 @@ class CompiledLoop:
         k[K_MAX_STEER] = vehicle.config['steering.max_angle_rad']
         k[K_DRIVE_LIMIT:K_DRIVE_LIMIT + 4] = speed.drive_limit_n_m
         k[K_BRAKE_LIMIT:K_BRAKE_LIMIT + 4] = speed.brake_limit_n_m
+        k[K_RADII:K_RADII + 4] = speed.wheel_radii_m
         k[K_HANDBRAKE:K_HANDBRAKE + 4] = vehicle.handbrake_torque
         k[K_SHARES:K_SHARES + 4] = BRAKE_SHARES
         k[K_APPROACH] = speed.approach_s

@@ -53,6 +53,7 @@ class SpeedController:
     mass_kg: float
     """What the force accelerates: the intake's is the car's mass and its wheels' spin, 4 I/r^2."""
     wheel_radius_m: float
+    """The driven wheels' radius [m] (their mean where the axles' differ)."""
     drive_limit_n_m: Sequence[float]   # per wheel, fl fr rl rr; 0 for undriven wheels
     brake_limit_n_m: Sequence[float]
     kp_per_s: float = 2.0
@@ -62,9 +63,13 @@ class SpeedController:
     reference_m_s: float = math.nan
     """The eased reference (NaN: none yet; the next call starts it at the car's speed)."""
     feedforward_m_s2: float = 0.0
+    wheel_radii_m: Sequence[float] = ()
+    """Each wheel's radius [m] for its brake torque; none given: wheel_radius_m, all four."""
 
     def __post_init__(self):
-        """Keep the limits as lists of floats."""
+        """Keep the limits and radii as lists of floats."""
+        self.wheel_radii_m = ([float(r) for r in self.wheel_radii_m]
+                              or [float(self.wheel_radius_m)] * 4)
         self.drive_limit_n_m = [float(v) for v in self.drive_limit_n_m]
         self.brake_limit_n_m = [float(v) for v in self.brake_limit_n_m]
         self.driven = [i for i, v in enumerate(self.drive_limit_n_m) if v > 0.0]
@@ -118,10 +123,11 @@ class SpeedController:
             drive = [min(max(torque, -d), d) if d > 0.0 else 0.0 for d in self.drive_limit_n_m]
             brake = [0.0] * 4
         else:
-            total = abs(force) * self.wheel_radius_m
+            asked = [abs(force) * r * share
+                     for r, share in zip(self.wheel_radii_m, BRAKE_SHARES)]
             drive = [0.0] * 4
-            brake = [min(total * share, b) for share, b in zip(BRAKE_SHARES, self.brake_limit_n_m)]
-            held = any(b < total * share for share, b in zip(BRAKE_SHARES, self.brake_limit_n_m))
+            brake = [min(a, b) for a, b in zip(asked, self.brake_limit_n_m)]
+            held = any(b < a for a, b in zip(asked, self.brake_limit_n_m))
             rolling = math.copysign(1.0, speed_m_s)
             for i, rim in enumerate(rims_m_s):
                 lock = (speed_m_s - rim) * rolling / slip_allowed_m_s(speed_m_s)

@@ -64,7 +64,7 @@ class Fleet:
         if vehicle_overrides:
             config = config.with_overrides(dict(vehicle_overrides))
         self.config = config
-        self.task = task_type(float(config['wheel_radius_m']))
+        self.task = task_type(config.model_params().radii())
         self.sensed = (SensedFleet(config, self.task, self.task.stage, cars, sensors, seed)
                        if sensors is not None else None)
         if self.sensed is None:

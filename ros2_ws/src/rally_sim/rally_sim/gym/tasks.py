@@ -24,9 +24,9 @@ Starts = np.ndarray
 """(N, 6) rows of x, y, yaw [m, m, rad], vx, vy [m/s], yaw rate [rad/s]."""
 
 
-def _dynamics(states: np.ndarray, wheel_radius_m: float) -> np.ndarray:
+def _dynamics(states: np.ndarray, wheel_radius_m) -> np.ndarray:
     """Return vx, vy, yaw rate, steer and each wheel's rim speed over vx (fl, fr, rl, rr)."""
-    rim = states[:, OMEGA:OMEGA + 4] * wheel_radius_m - states[:, VX:VX + 1]
+    rim = states[:, OMEGA:OMEGA + 4] * np.asarray(wheel_radius_m) - states[:, VX:VX + 1]
     return np.column_stack([states[:, [VX, VY, YAW_RATE, STEER]], rim])
 
 
@@ -46,7 +46,7 @@ class Task(ABC):
     END_REWARD = -10.0
     """The reward of the step that ends an episode early (off the road, spun, physics failed)."""
 
-    def __init__(self, wheel_radius_m: float):
+    def __init__(self, wheel_radius_m):
         """Take the car's wheel radius (for the wheels' slip in the observation)."""
         self.wheel_radius_m = wheel_radius_m
 
@@ -91,7 +91,7 @@ class DriveTask(Task):
     LOOKAHEAD_M = 3.0 * np.arange(1, 11)
     END_REWARD = -20.0
 
-    def __init__(self, wheel_radius_m: float):
+    def __init__(self, wheel_radius_m):
         """Tabulate the stage's reference line."""
         super().__init__(wheel_radius_m)
         self.path = ClosedPath(read_path(config_file(f'stages/{self.stage}_path.csv')))
@@ -171,7 +171,7 @@ class DriftTask(Task):
     SIDESLIP_RAD = 0.45
     SPEED_M_S = 8.0
 
-    def __init__(self, wheel_radius_m: float):
+    def __init__(self, wheel_radius_m):
         """Use the skid pad's circle (centre at the origin)."""
         super().__init__(wheel_radius_m)
         self.observation_names = ('vx', 'vy', 'yaw_rate', 'steer', 'rim_fl', 'rim_fr',

@@ -17,7 +17,7 @@ import numpy as np
 import yaml
 
 from .body.parameters import body_block, problems as suspension_problems
-from .drivetrain.equations import DIFFERENTIALS, drivetrain_block
+from .drivetrain.equations import DIFFERENTIALS, drivetrain_block, TORQUE_MODE_DIFFERENTIALS
 from .files import config_file, read_yaml
 from .integrators import INTEGRATORS
 from .magic_formula import has_relaxation
@@ -200,6 +200,33 @@ DRIVETRAIN_FIELDS: Dict[str, Field] = {
 }
 
 
+def _torque_mode_fields() -> Dict[str, Field]:
+    fields = {}
+    for place in ('front', 'rear'):
+        for key, spec in _differential_fields(place).items():
+            if key.endswith('.type'):
+                spec = spec._replace(
+                    description=f'{place} axle in torque mode: independent (each wheel the '
+                    'torque commanded for it, as wheel motors) or a differential that takes '
+                    "the axle's summed torque: open (equal torques), locked (equal speeds), "
+                    'clutch_pack or torque_bias', choices=tuple(TORQUE_MODE_DIFFERENTIALS),
+                    default='independent')
+            fields[f'torque_mode.{key}'] = spec
+    fields['torque_mode.max_power_w'] = Field(
+        float, 0.0, 1.0e7, "torque mode's motor: largest power into (and out of) the driven "
+        'wheels together [W], 0: none', (), 0.0)
+    fields['torque_mode.max_wheel_speed_rad_s'] = Field(
+        float, 0.0, 1.0e5, "torque mode's motor: no drive torque beyond this wheel speed "
+        '(an axle with a differential: its mean) [rad/s], 0: none', (), 0.0)
+    return {key: spec._replace(models=PACEJKA, neutral=spec.default)
+            for key, spec in fields.items()}
+
+
+TORQUE_MODE_FIELDS = _torque_mode_fields()
+"""Torque mode's drive (four-wheel model): an electric motor's limits and each axle's
+differential, with no engine or gearbox (drivetrain/torque_mode.py)."""
+
+
 BODIES = ('planar', 'suspension')
 """The `body` key's choices: document 002's planar body, or a sprung body on its suspension."""
 
@@ -280,6 +307,10 @@ FIELDS: Dict[str, Field] = {
     'wheel_inertia_kg_m2': Field(float, 1.0e-6, 100.0, 'spin inertia of one wheel I_w [kg m^2]',
                                  models=ROLLING, neutral=1.0),
     'wheel_radius_m': Field(float, 0.01, 2.0, 'wheel radius R [m]'),
+    'wheel_radius_rear_m': Field(
+        float, 0.0, 2.0, "the rear wheels' radius [m] where it differs from the front's "
+        '(wheel_radius_m, then the front only); 0: wheel_radius_m', (), 0.0, models=PACEJKA,
+        neutral=0.0),
     'cg_to_front_axle_m': Field(float, 0.01, 10.0, 'CG to front axle L_f [m]'),
     'cg_to_rear_axle_m': Field(float, 0.01, 10.0, 'CG to rear axle L_r [m]'),
     'half_track_m': Field(float, 0.05, 5.0, 'half the track width c [m]'),
@@ -360,6 +391,7 @@ FIELDS: Dict[str, Field] = {
                   'suspension section)', BODIES, 'planar', models=PACEJKA, neutral='planar'),
     **SUSPENSION_FIELDS,
     **DRIVETRAIN_FIELDS,
+    **TORQUE_MODE_FIELDS,
     **{key: spec for name in ACTUATORS for key, spec in _actuator_fields(name).items()},
 }
 
@@ -504,6 +536,7 @@ class VehicleConfig:
             body=body_block(v),
             tyre_model=TYRE_MF if v['tyres.front.tir'] else TYRE_DOCUMENT,
             magic_formula=self.magic_formula_block(),
+            wheel_radius_rear_m=v['wheel_radius_rear_m'],
             relaxation=(1.0 if v['tyre_relaxation'] else 0.0,
                         *(v[f'tyres.{axle}.{name}'] for axle in ('front', 'rear')
                           for name in RELAXATION_KEYS)))
@@ -592,6 +625,10 @@ def complete(values: Mapping[str, Any]) -> Dict[str, Any]:
                  else spec.default for key, spec in FIELDS.items() if key not in values}
     completed.update(values)
     _fold_steering(values, completed)
+    rear = completed['wheel_radius_rear_m']
+    if 0.0 < rear < FIELDS['wheel_radius_m'].low:
+        raise ConfigError(f"key 'wheel_radius_rear_m' = {rear:g} is out of range: 0 (the same "
+                          f"as wheel_radius_m) or [{FIELDS['wheel_radius_m'].low:g}, 2]")
     if model == 'arcade_bicycle':
         _check_arcade(completed)
     if completed['body'] == 'suspension':

@@ -289,8 +289,7 @@ class SteadyState:
         self.wheelbase_m = wheelbase = p.cg_to_front_m + p.cg_to_rear_m
         self.solved = SOLVED
         g = p.gravity_m_s2
-        spin = g / p.wheel_radius_m
-        self.scales = np.array([g, g, g / wheelbase] + [spin] * 4)
+        self.scales = np.array([g, g, g / wheelbase, *(g / p.radii())])
         self._work = Workspace()
         self._outputs = np.zeros((OUTPUT_ROWS, 4))
         self._command = np.zeros(COMMAND_SIZE)
@@ -452,12 +451,13 @@ class SteadyState:
             first = speed
         else:
             speed, first = speed_m_s, grip / speed_m_s ** 2
-        spin = speed / p.wheel_radius_m
+        spins = speed / p.radii()
+        driven_radius = float(self.command_of_drive_share() @ p.radii())
         if self.mode == DRIVER:
             ratio = abs(gear_ratio(self.gear, v.flat_params))
-            return np.array([first, 0.1] + [spin] * 4 + [0.1, spin * ratio])
-        torque = 0.1 * p.mass_kg * p.gravity_m_s2 * p.wheel_radius_m
-        return np.array([first, 0.1] + [spin] * 4 + [torque])
+            return np.array([first, 0.1, *spins, 0.1, speed / driven_radius * ratio])
+        torque = 0.1 * p.mass_kg * p.gravity_m_s2 * driven_radius
+        return np.array([first, 0.1, *spins, torque])
 
     # ---- Newton's method ----------------------------------------------------
 
@@ -493,7 +493,7 @@ class SteadyState:
         r = speed * curvature
         steer = math.atan2(vy + p.cg_to_front_m * r, vx)
         c = p.half_track_m
-        spins = (vx - r * np.array([c, -c, c, -c])) / p.wheel_radius_m
+        spins = (vx - r * np.array([c, -c, c, -c])) / p.radii()
         unknowns = np.array([speed if radius_m is not None else curvature, steer, *spins, 0.0])
         if self.mode == DRIVER:
             return self.driver_guess(sideslip_rad, radius_m, speed_m_s, unknowns)
@@ -606,7 +606,8 @@ class SteadyState:
         if speed_m_s is None:
             grip = float(np.mean(v.friction)) * v.params.gravity_m_s2
             speed_m_s = math.sqrt(grip * abs(radius_m))
-        turning = speed_m_s / v.params.wheel_radius_m * RPM_PER_RAD_S
+        weights = v.flat_params[P_DRIVETRAIN + D_WEIGHTS:P_DRIVETRAIN + D_WEIGHTS + 4]
+        turning = speed_m_s / float(weights @ v.params.radii()) * RPM_PER_RAD_S
         idle = v.config['engine.idle_rpm']
         engaged = idle + 0.5 * (v.config['gearbox.shift_down_rpm'] - idle)
         gear = 1

@@ -224,7 +224,7 @@ class FamilyTracer:
         weights = solver.command_of_drive_share()
         driven = weights > 0.0
         p = solver.vehicle.params
-        axle_torque = 0.3 * p.mass_kg * p.gravity_m_s2 * p.wheel_radius_m
+        axle_torque = 0.3 * p.mass_kg * p.gravity_m_s2 * float(weights @ p.radii())
         result = []
         for share in SPEED_SHARES:
             for slip in rear_slips:

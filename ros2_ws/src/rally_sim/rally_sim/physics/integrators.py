@@ -25,6 +25,7 @@ from .body.layout import SPRUNG_STATE_SIZE
 from .body.suspension import (
     loads_moved, look_up_ground, place, placed, set_loads, substep, take_forces)
 from .drivetrain.driveline import drive
+from .drivetrain.torque_mode import torque_drive, torque_mode_active
 from .jit import njit, njit_inline
 from .linear import factor, solve_factored, solve_in_place
 from .model import (  # noqa: F401 (C_*, COMMAND_SIZE, O_*: the kernels' layouts)
@@ -340,9 +341,12 @@ def _move_pose(state: np.ndarray, vectors: np.ndarray, h: float, method: int, c0
 
 @njit_inline
 def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, method: int,
-           vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray) -> None:
+           vectors: np.ndarray, wheel: np.ndarray, matrices: np.ndarray, driver: bool) -> None:
     """
-    Let the drivetrain set this sub-step's drive torques (driveline.drive) and add them to f.
+    Let the drivetrain set this sub-step's drive torques and add them to f.
+
+    driver: the engine's (driveline.drive), else torque mode's
+    (torque_mode.torque_drive).
 
     vectors[V_F0] holds f(z) without drive torque; each wheel's inertia over
     the sub-step is I_w times the implicit scheme's diagonal 1 - h J_ii
@@ -359,7 +363,10 @@ def _drive(state: np.ndarray, command: np.ndarray, p: np.ndarray, h: float, meth
         else:
             wheel[W_SPIN, i] = vectors[V_Z, 3 + i] + h * vectors[V_F0, 3 + i]
             wheel[W_INVERSE, i] = 1.0 / inertia
-    drive(state, command, p, h, wheel)
+    if driver:
+        drive(state, command, p, h, wheel)
+    else:
+        torque_drive(state, command, p, h, wheel)
     per_inertia = 1.0 / inertia
     for i in range(4):
         vectors[V_F0, 3 + i] += wheel[W_DRIVE, i] * per_inertia
@@ -430,6 +437,7 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
     for i in range(7):
         vectors[V_Z, i] = state[VX + i]
     driver = command[C_DRIVER] == 1.0
+    driven = driver or torque_mode_active(p)     # the drive torques are set per sub-step
     for i in range(4):
         wheel[W_DRIVE, i] = 0.0 if driver else command[C_DRIVE + i]
     sprung = p[P_BODY] != 0.0
@@ -445,10 +453,10 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
                 ints[I_AGE] = JACOBIAN_REFRESH_SUBSTEPS
         if p[P_RELAX] != 0.0:
             relaxation_blend(vectors, V_Z, p, wheel, h)
-        if driver:
+        if driven:
             for i in range(4):
                 wheel[W_DRIVE, i] = 0.0
-        if method == IMPLICIT_EULER or method == EULER or driver or sprung:
+        if method == IMPLICIT_EULER or method == EULER or driven or sprung:
             derivatives_into(vectors, V_Z, V_F0, p, wheel, wheel, False)
             if sprung:
                 take_forces(vectors, V_Z, V_F0, wheel)
@@ -458,8 +466,8 @@ def _step(state: np.ndarray, command: np.ndarray, h: float, substeps: int, metho
                 ints[I_AGE] = 0
                 copy_row(wheel, W_LOAD, W_JACOBIAN_LOAD)
             ints[I_AGE] += 1
-        if driver:
-            _drive(state, command, p, h, method, vectors, wheel, matrices)
+        if driven:
+            _drive(state, command, p, h, method, vectors, wheel, matrices, driver)
         if method == IMPLICIT_EULER:
             _implicit_update(command, p, h, vectors, wheel, matrices, ints)
         else:
@@ -563,9 +571,11 @@ def tyre_outputs(state: np.ndarray, command: np.ndarray, p: np.ndarray, vectors:
         vectors[V_Z, i] = state[VX + i]
     set_steer(state[STEER], p, wheel)
     driver = command[C_DRIVER] == 1.0
+    driven = driver or torque_mode_active(p)
     for i in range(4):
-        if not driver:      # (driver mode: the drivetrain's torques of the last sub-step)
+        if not driven:      # (else the drive torques of the last sub-step)
             wheel[W_DRIVE, i] = command[C_DRIVE + i]
+        if not driver:
             wheel[W_ENGINE, i] = 0.0
         out[O_DRIVE, i] = wheel[W_DRIVE, i]
         out[O_ENGINE, i] = wheel[W_ENGINE, i]

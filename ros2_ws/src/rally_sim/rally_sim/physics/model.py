@@ -83,7 +83,9 @@ axle and of the rear, 0 where a .tir file gives them with load (RELAX_SIZE entri
 RELAX_SIZE = 5
 P_BODY = P_RELAX + RELAX_SIZE
 """The body: all 0 for the planar body, else the sprung body's block (body/layout.py B_*)."""
-PARAM_SIZE = P_BODY + BODY_SIZE
+P_RADIUS_REAR = P_BODY + BODY_SIZE
+"""The rear wheels' radius [m] (P_RADIUS: the front's; radius_of() picks)."""
+PARAM_SIZE = P_RADIUS_REAR + 1
 TYRE_DOCUMENT, TYRE_MF = 0, 1
 MF_COLD_PASSES = 40
 """Passes of the load solve when no loads are known yet (a fresh or reset car)."""
@@ -178,6 +180,13 @@ class ModelParams(NamedTuple):
     """P_RELAX's block: on (1) or off (0), the lengths x, y front, x, y rear [m]."""
     body: np.ndarray = np.zeros(BODY_SIZE)
     """P_BODY's block: zeros for the planar body."""
+    wheel_radius_rear_m: float = 0.0
+    """The rear wheels' radius [m]; 0: wheel_radius_m (which is then all four's)."""
+
+    def radii(self) -> np.ndarray:
+        """Return each wheel's radius [m], fl, fr, rl, rr."""
+        rear = self.wheel_radius_rear_m or self.wheel_radius_m
+        return np.array([self.wheel_radius_m] * 2 + [rear] * 2)
 
     def flat(self) -> np.ndarray:
         """Return the parameters as the flat float64 array of layout P_* (PARAM_SIZE)."""
@@ -192,7 +201,13 @@ class ModelParams(NamedTuple):
                                tail, self.arcade, self.drivetrain,
                                [float(self.tyre_model), float(self.load_passes)],
                                self.magic_formula, self.relaxation,
-                               self.body]).astype(np.float64)
+                               self.body, self.radii()[2:3]]).astype(np.float64)
+
+
+@njit_inline
+def radius_of(p: np.ndarray, i: int) -> float:
+    """Return wheel i's radius [m] (the front axle's or the rear's)."""
+    return p[P_RADIUS] if i < 2 else p[P_RADIUS_REAR]
 
 
 @njit_inline
@@ -209,7 +224,7 @@ def rolling_spin(state: np.ndarray, p: np.ndarray, i: int, cos_d: float,
     px, py = wheel_offset(p, i)
     wheel_vx = state[VX] - state[YAW_RATE] * py
     wheel_vy = state[VY] + state[YAW_RATE] * px
-    return (wheel_vx * cos_d + wheel_vy * sin_d) / p[P_RADIUS]
+    return (wheel_vx * cos_d + wheel_vy * sin_d) / radius_of(p, i)
 
 
 @njit
@@ -339,7 +354,7 @@ def _motion_slips(vectors: np.ndarray, z_row: int, p: np.ndarray, wheel: np.ndar
     cos_d, sin_d = wheel[W_COS, i], wheel[W_SIN, i]
     vx_t = wheel_vx * cos_d + wheel_vy * sin_d
     vy_t = -wheel_vx * sin_d + wheel_vy * cos_d
-    omega_r = vectors[z_row, 3 + i] * p[P_RADIUS]
+    omega_r = vectors[z_row, 3 + i] * radius_of(p, i)
     if p[P_TYRE_MODEL] == TYRE_MF:
         denominator = max(abs(vx_t), p[P_LOW_SPEED], MF_SLOWEST_M_S)
         return vx_t, vy_t, (omega_r - vx_t) / denominator, vy_t / denominator
@@ -482,7 +497,7 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray, wheel:
     """From the tyres' forces per newton: loads, wheel spin and chassis derivatives."""
     vx, vy, r = vectors[z_row, 0], vectors[z_row, 1], vectors[z_row, 2]
     lf, lr, c = p[P_LF], p[P_LR], p[P_HALF_TRACK]
-    radius, inertia = p[P_RADIUS], p[P_WHEEL_INERTIA]
+    inertia = p[P_WHEEL_INERTIA]
     # A.7: loads, solved exactly with the forces they produce (or as the document does),
     # under the gravity normal to the ground (reference 004's slopes); on springs, given.
     normal_g = wheel[W_GRAVITY, 2]
@@ -509,7 +524,7 @@ def _chassis(vectors: np.ndarray, z_row: int, dz_row: int, p: np.ndarray, wheel:
         force_y += fy
         moment_z += px * fy - py * fx
         tyre_fx = wheel[W_UNIT_X, i] * load
-        vectors[dz_row, 3 + i] = (wheel[W_DRIVE, i] - tyre_fx * radius) / inertia
+        vectors[dz_row, 3 + i] = (wheel[W_DRIVE, i] - tyre_fx * radius_of(p, i)) / inertia
         if with_diag:
             diag[3, i] = tyre_fx
             diag[4, i] = wheel[W_UNIT_Y, i] * load

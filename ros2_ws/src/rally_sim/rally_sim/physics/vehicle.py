@@ -241,7 +241,7 @@ class Vehicle:
         """Wheel spin rates that roll without slip at body speed vx (straight or turning)."""
         c = self.params.half_track_m
         wheel_vx = vx - yaw_rate * np.array([c, -c, c, -c])
-        return wheel_vx / self.params.wheel_radius_m
+        return wheel_vx / self.params.radii()
 
     # ---- commands ----------------------------------------------------------
 

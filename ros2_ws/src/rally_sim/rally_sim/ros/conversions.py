@@ -173,11 +173,11 @@ class OutputMessages:
         self._clock = SerializedMessage(ClockMsg(), [], stamps=['clock'])
         self._markers = None
         offsets = wheel_offsets(vehicle)
-        radius = self._radius = vehicle.params.wheel_radius_m
+        radii = self._radii = vehicle.params.radii()
         # Translations of the wheel transforms, in their order in the TF message.
         self._wheel_translations = []
         for i, (x, y) in enumerate(offsets):
-            self._wheel_translations.append([x, y, radius])
+            self._wheel_translations.append([x, y, radii[i]])
             if i < 2:
                 self._wheel_translations.append([0.0, 0.0, 0.0])
 
@@ -197,7 +197,7 @@ class OutputMessages:
         v = self.vehicle
         if v.sprung:
             for i, travel in enumerate(v.suspension_travel().tolist()):
-                self._wheel_translations[(0, 2, 4, 5)[i]][2] = self._radius + travel
+                self._wheel_translations[(0, 2, 4, 5)[i]][2] = self._radii[i] + travel
         s = v.state.tolist()
         steer = v.diag[STEER_ANGLE].tolist()
         spin = v.wheel_angle_rad.tolist()

@@ -40,8 +40,10 @@ from .metrics import (
     spun, state_table, until_spin)
 from .spec import (
     actuation_overrides, car_names, car_starts, controller_command, CONTROLLER_NODE, draw_seed,
-    first_answered_ns, load_scenario, outputs, PHYSICS_RATE_HZ, reference_path_file, RUNNER_NODE,
-    ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, start_velocities, vehicle_file)
+    first_answered_ns, load_scenario, module_of, outputs, PHYSICS_RATE_HZ, reference_path_file,
+    RUNNER_NODE, ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, start_velocities,
+    vehicle_file)
+from ..control.laws.drift_lqr import plan_ahead
 from ..control.path import ClosedPath
 from ..resources import surface_from, vehicle_path
 from ..ros.serialized import byte_order, FieldReader
@@ -56,6 +58,8 @@ START_TIMEOUT_S = 60.0
 (start-up, on a loaded machine); also the simulator's sync_timeout_s."""
 QUEUE_DEPTH = 100000
 """The simulator runs ahead of the runner; no state may be dropped from the queue."""
+DRIFT_LQR_CONTROLLER = 'rally_sim.ros.drift_lqr_controller'
+"""The reference drift controller's module (its figure eight's transition is planned first)."""
 
 
 class Observer:
@@ -402,6 +406,25 @@ def plot_report(spec, result, series, path_png: str) -> None:
     plt.close(fig)
 
 
+def plan_transitions(spec: Dict[str, Any]) -> None:
+    """
+    Plan the figure eights' transitions the drift controllers leave to first use, before the run.
+
+    Planning takes tens of seconds, longer than a controller may take to
+    answer its first state; planned here (once, then from the cache), each
+    controller gets the file. RuntimeError: no transition found.
+    """
+    for controller in [spec['controller']] + [o['controller'] for o in spec['opponents']]:
+        if module_of(controller['command']) != DRIFT_LQR_CONTROLLER:
+            continue
+        try:
+            planned = plan_ahead(controller.get('params', {}))
+        except ValueError as error:
+            raise RuntimeError(f"controller parameter 'transition': {error}") from None
+        if planned:
+            controller['params'] = dict(controller['params'], transition=planned)
+
+
 def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None,
             start: Callable = start_logged, slip: bool = True):
     """
@@ -411,6 +434,7 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     RuntimeError: the run failed (its message says how; logs in folder).
     slip: see run() (the metrics do not read it).
     """
+    plan_transitions(spec)
     result = run(spec, folder, stop, record, start, slip)
     evaluated = evaluate(spec, result, [c['time_ns'] for c in result['contacts']])
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])

@@ -19,7 +19,8 @@ from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
 from ..resources import config_file, read_shipped, surface_from, vehicle_path, walls_from
 from ..sim.intake import COMMAND_TOPICS
-from ..world.stages import circle_stage, made_stage_file, read_path, stage_named, STAGES
+from ..world.stages import (
+    MADE_SHAPES, made_stage, made_stage_file, read_path, stage_named, STAGES)
 
 MODE_OUTPUTS = {'speed': ['ackermann_cmd'], 'torque': ['ackermann_cmd', 'wheel_torque_cmd'],
                 'driver': ['ackermann_cmd', 'driver_cmd']}
@@ -107,9 +108,8 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
         spec['stage'] = _made_stage(spec['stage'], path)
     elif stage_named(spec['stage']) is None or (spec['stage'] not in STAGES and
                                                 not os.path.isfile(spec['stage'])):
-        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}, or a "
-                            'circle made to order: {circle: {radius_m: R, surface: S, '
-                            'width_m: W}} (width optional)')
+        raise ScenarioError(f"{path}: key 'stage' must be one of {sorted(STAGES)}, or made "
+                            f'to order: {MADE_FORMS}')
     try:
         vehicle_path(spec['vehicle'])
     except ConfigError as error:
@@ -544,23 +544,25 @@ def first_answered_ns(spec: Dict[str, Any], period_ns: int) -> int:
     return -(-delay_ns // period_ns) * period_ns
 
 
-CIRCLE_KEYS = {'radius_m': True, 'surface': True, 'width_m': False}
-"""A made circle's keys, and whether each is required."""
+MADE_KEYS = {'radius_m': True, 'surface': True, 'width_m': False}
+"""A made stage's keys (a circle's or a figure eight's), and whether each is required."""
+MADE_FORMS = ('{circle: {radius_m: R, surface: S, width_m: W}} or {figure_eight: {radius_m: R, '
+              'surface: S, width_m: W}} (width optional)')
 
 
 def _made_stage(given: Dict[str, Any], path: str) -> str:
-    """Return the surface map file of the stage `stage: {circle: {...}}` asks for, made once."""
-    circle = given.get('circle')
-    if set(given) != {'circle'} or not isinstance(circle, dict):
-        raise ScenarioError(f"{path}: key 'stage' as a mapping is {{circle: {{radius_m: R, "
-                            f'surface: S, width_m: W}}}}, not {given!r}')
-    unknown = sorted(set(circle) - set(CIRCLE_KEYS))
-    missing = sorted(k for k, needed in CIRCLE_KEYS.items() if needed and k not in circle)
+    """Return the surface map file of the stage `stage: {circle | figure_eight: ...}` asks for."""
+    shape = next(iter(given)) if len(given) == 1 else None
+    keys = given.get(shape)
+    if shape not in MADE_SHAPES or not isinstance(keys, dict):
+        raise ScenarioError(f"{path}: key 'stage' as a mapping is {MADE_FORMS}, not {given!r}")
+    unknown = sorted(set(keys) - set(MADE_KEYS))
+    missing = sorted(k for k, needed in MADE_KEYS.items() if needed and k not in keys)
     if unknown or missing:
-        raise ScenarioError(f"{path}: key 'stage.circle': unknown key(s) {unknown}, missing "
+        raise ScenarioError(f"{path}: key 'stage.{shape}': unknown key(s) {unknown}, missing "
                             f'key(s) {missing}')
     try:
-        stage = circle_stage(circle['radius_m'], circle['surface'], circle.get('width_m'))
+        stage = made_stage(shape, keys['radius_m'], keys['surface'], keys.get('width_m'))
     except ValueError as error:
         raise ScenarioError(f"{path}: key 'stage.{error}") from None
     return made_stage_file(stage)

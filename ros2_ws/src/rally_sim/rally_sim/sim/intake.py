@@ -42,12 +42,14 @@ class CommandIntake:
         self._steps = steps
         self.control_steps = max(1, round(CONTROL_PERIOD_S / dt))
         config = vehicle.config
-        radius = config['wheel_radius_m']     # the wheels' spin is accelerated too
-        mass = config['mass_kg'] + 4.0 * config['wheel_inertia_kg_m2'] / radius ** 2
-        self.speed = SpeedController(mass, radius,
+        radii = vehicle.params.radii()      # the wheels' spin is accelerated too
+        inertia = config['wheel_inertia_kg_m2']
+        mass = config['mass_kg'] + 2.0 * inertia / radii[0] ** 2 + 2.0 * inertia / radii[2] ** 2
+        driven = [r for r, limit in zip(radii, vehicle.drive_limit) if limit > 0.0]
+        self.speed = SpeedController(mass, float(np.mean(driven)) if driven else radii[0],
                                      vehicle.drive_limit, vehicle.brake_limit,
                                      approach_s=APPROACH_DRIVETRAIN_S if vehicle.has_drivetrain
-                                     else APPROACH_S)
+                                     else APPROACH_S, wheel_radii_m=radii.tolist())
         self._by_type = {Ackermann: self.on_ackermann, WheelTorques: self.on_torque,
                          Pedals: self.on_driver, Twist: self.on_twist}
         self.wheelbase_m = config['cg_to_front_axle_m'] + config['cg_to_rear_axle_m']
@@ -228,7 +230,7 @@ class CommandIntake:
 
     def _rims(self) -> list:
         """Return each wheel's rim speed [m/s]: omega times the wheel radius."""
-        return (self.vehicle.state[OMEGA:OMEGA + 4] * self.speed.wheel_radius_m).tolist()
+        return (self.vehicle.state[OMEGA:OMEGA + 4] * self.speed.wheel_radii_m).tolist()
 
     def _through_drivetrain(self, drive, brake) -> DriverCommand:
         """Turn the speed controller's torques into pedals and a gear request."""

@@ -51,8 +51,9 @@ INTS = 5
 # footprint's bounds (world/scene.py's Footprint).
 (K_DT, K_TIMEOUT, K_MASS, K_RADIUS, K_KP, K_KI, K_DRIVEN, K_MAX_STEER, K_LENGTH, K_WIDTH,
  K_AHEAD, K_BOUND_ACCEL, K_BOUND_YAW_ACCEL, K_STEER_M, K_STEER_RATE_M) = range(15)
-K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES, K_APPROACH = 15, 19, 23, 27, 31
-CONSTANTS = 32
+K_DRIVE_LIMIT, K_BRAKE_LIMIT, K_HANDBRAKE, K_SHARES, K_APPROACH, K_RADII = 15, 19, 23, 27, 31, 32
+CONSTANTS = 36
+"""K_RADIUS: the driven wheels' radius (the drive's); K_RADII: each wheel's (rims, brakes)."""
 # Settings: steps of a control period and of a publishing period, the physics kernel's
 # substeps and method, whether contacts are looked at, the looks' horizon [steps].
 J_CONTROL_STEPS, J_PUBLISH_EVERY, J_SUBSTEPS, J_METHOD, J_CONTACTS, J_HORIZON = range(6)
@@ -126,7 +127,7 @@ def speed_push(state, command, k, f, speed_dt: float) -> bool:
                 d = k[K_DRIVE_LIMIT + i]
                 held = held or 0.0 < d < abs(torque)
                 if d > 0.0:
-                    rims, driven = rims + state[OMEGA + i] * k[K_RADIUS], driven + 1
+                    rims, driven = rims + state[OMEGA + i] * k[K_RADII + i], driven + 1
             if driven:
                 spin = (rims / driven - speed) * direction / (SLIP_M_S + SLIP_SHARE * abs(speed))
                 if spin > 1.0:
@@ -136,14 +137,14 @@ def speed_push(state, command, k, f, speed_dt: float) -> bool:
                 d = k[K_DRIVE_LIMIT + i]
                 drive[i] = clamp(torque, -d, d) if d > 0.0 else 0.0
         else:
-            total = abs(force) * k[K_RADIUS]
             for i in range(4):
                 b = k[K_BRAKE_LIMIT + i]
-                brake[i] = first_min(total * k[K_SHARES + i], b)
-                held = held or b < total * k[K_SHARES + i]
+                wanted = abs(force) * k[K_RADII + i] * k[K_SHARES + i]
+                brake[i] = first_min(wanted, b)
+                held = held or b < wanted
             rolling = math.copysign(1.0, speed)
             for i in range(4):
-                lock = (speed - state[OMEGA + i] * k[K_RADIUS]) * rolling / (
+                lock = (speed - state[OMEGA + i] * k[K_RADII + i]) * rolling / (
                     SLIP_M_S + SLIP_SHARE * abs(speed))
                 if lock > 1.0:
                     brake[i] *= first_max(2.0 - lock, 0.0)

@@ -96,6 +96,7 @@ class Walker:
         k[pk.K_MAX_STEER] = vehicle.config['steering.max_angle_rad']
         k[pk.K_DRIVE_LIMIT:pk.K_DRIVE_LIMIT + 4] = speed.drive_limit_n_m
         k[pk.K_BRAKE_LIMIT:pk.K_BRAKE_LIMIT + 4] = speed.brake_limit_n_m
+        k[pk.K_RADII:pk.K_RADII + 4] = speed.wheel_radii_m
         k[pk.K_HANDBRAKE:pk.K_HANDBRAKE + 4] = vehicle.handbrake_torque
         k[pk.K_SHARES:pk.K_SHARES + 4] = BRAKE_SHARES
         k[pk.K_APPROACH] = speed.approach_s

@@ -165,7 +165,8 @@ STAGES['hill_stage'] = STAGES['hill_stage']._replace(obstacles=Obstacles(
     0.25, barriers=((0.10, 0.25, 6.0),), trees=120, seed=2))
 CIRCLE_BESIDE = 'tarmac_dry'
 """The apron round a generated circle's ring (as round the shipped skid pad)."""
-CIRCLE_PREFIX = 'circle_'
+MADE_SHAPES = {'circle': _circle, 'figure_eight': _figure_eight}
+"""The stages made to order, by the form a scenario names: their path for a radius."""
 
 
 def circle_stage(radius_m: float, surface: str, width_m: Optional[float] = None) -> Stage:
@@ -178,17 +179,30 @@ def circle_stage(radius_m: float, surface: str, width_m: Optional[float] = None)
     most 0.5 m). ValueError naming the key for a radius or width that is not
     positive and finite, or a surface that is not a type.
     """
+    return made_stage('circle', radius_m, surface, width_m)
+
+
+def made_stage(shape: str, radius_m: float, surface: str,
+               width_m: Optional[float] = None) -> Stage:
+    """
+    Return a stage of MADE_SHAPES made to order: circle_stage's ring, or a figure eight's.
+
+    figure_eight: two circles of radius_m touching at the origin, the right
+    one driven clockwise from there heading +y, then the left one
+    counter-clockwise (as the shipped figure_eight). Its name is
+    <shape>_<R>m_<surface>_<width>m. ValueError names the key, as circle_stage's.
+    """
     for key, value in (('radius_m', radius_m), ('width_m', width_m)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not math.isfinite(value) or value <= 0.0):
-            raise ValueError(f'circle.{key} = {value!r} must be a positive, finite number '
+            raise ValueError(f'{shape}.{key} = {value!r} must be a positive, finite number '
                              '[m]')
     if surface not in COLOURS:
-        raise ValueError(f'circle.surface = {surface!r} must be one of {sorted(COLOURS)}')
+        raise ValueError(f'{shape}.surface = {surface!r} must be one of {sorted(COLOURS)}')
     width = float(radius_m if width_m is None else width_m)
-    name = f'{CIRCLE_PREFIX}{float(radius_m):g}m_{surface}_{width:g}m'
-    return Stage(name, _circle(float(radius_m)), [(1.0, surface)], beside=CIRCLE_BESIDE,
-                 outside=CIRCLE_BESIDE, half_width_m=0.5 * width,
+    name = f'{shape}_{float(radius_m):g}m_{surface}_{width:g}m'
+    return Stage(name, MADE_SHAPES[shape](float(radius_m)), [(1.0, surface)],
+                 beside=CIRCLE_BESIDE, outside=CIRCLE_BESIDE, half_width_m=0.5 * width,
                  resolution_m=min(RESOLUTION_M, float(radius_m) / 40.0))
 
 
@@ -217,17 +231,18 @@ def made_stage_file(stage: Stage, folder: str = '') -> str:
 
 
 def stage_named(name: str) -> Optional[Stage]:
-    """Return a shipped stage, or the made circle a surface map file's name says, or None."""
+    """Return a shipped stage, or the made stage a surface map file's name says, or None."""
     if name in STAGES:
         return STAGES[name]
     stem = os.path.splitext(os.path.basename(name))[0]
-    if stem.startswith(CIRCLE_PREFIX):
-        try:
-            radius, surface_width = stem[len(CIRCLE_PREFIX):].split('m_', 1)
-            surface, width = surface_width.rsplit('_', 1)
-            return circle_stage(float(radius), surface, float(width[:-1]))
-        except ValueError:
-            return None
+    for shape in MADE_SHAPES:
+        if stem.startswith(shape + '_'):
+            try:
+                radius, surface_width = stem[len(shape) + 1:].split('m_', 1)
+                surface, width = surface_width.rsplit('_', 1)
+                return made_stage(shape, float(radius), surface, float(width[:-1]))
+            except ValueError:
+                return None
     return None
 
 

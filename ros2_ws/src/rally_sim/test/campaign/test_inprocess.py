@@ -132,8 +132,6 @@ def test_a_figure_eight_needs_a_transition_planned_for_its_car_and_drift():
     spec['seed_in_use'] = 0
     params = spec['controller']['params']
     for changes, message in [
-            ({'transition': ''}, "parameter 'transition': a figure_eight needs a planned "
-                                 'transition: python -m rally_sim.drift_transition'),
             ({'transition': 'nowhere.yaml'}, "parameter 'transition': transition file "
                                              'nowhere.yaml: .*No such file'),
             ({'sideslip_deg': 25.0}, "parameter 'transition': rwd_gravel_gravel_15m was "

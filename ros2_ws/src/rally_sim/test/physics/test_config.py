@@ -163,8 +163,8 @@ def test_a_file_with_several_bad_and_missing_keys_is_refused_with_all_of_them(tm
     assert sorted(lines[1:-1]) == sorted([       # in the file's order, the missing last
         "  - key 'mass_kg' = -3.0 is out of range [1, 100000]: total mass [kg]",
         "  - key 'wheel_radius_m' = nan is out of range [0.01, 2]: wheel radius R [m]",
-        "  - unknown key 'wheelbase_m' (did you mean 'wheel_radius_m'?); every key is listed "
-        'in docs/vehicle_files.md (python -m rally_sim.vehicle_keys)',
+        "  - unknown key 'wheelbase_m' (did you mean 'wheel_radius_m' or 'wheel_radius_rear_m'?); "
+        'every key is listed in docs/vehicle_files.md (python -m rally_sim.vehicle_keys)',
         "  - key 'tyres.rear.C' = 9.0 is out of range [0.1, 3]: rear Pacejka shape factor C"])
     assert lines[-1] == '  - missing key(s) half_track_m, cg_height_m'
 

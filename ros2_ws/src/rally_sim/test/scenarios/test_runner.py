@@ -8,6 +8,7 @@ import sys
 
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
+import numpy as np
 import pytest
 from support import ros_process
 from support.bags import decode_everything
@@ -320,6 +321,34 @@ def test_a_users_own_fifty_fifty_car_drifts_on_a_circle_made_to_order(tmp_path):
     assert '[WARN]' in said and 'from grip driving it may not get there, and may spin' in said
 
 
+def test_a_figure_eight_made_to_order_plans_its_transition_on_first_use(tmp_path, monkeypatch):
+    # Issue 59, item 6: a figure eight of the user's radius, no transition file: the runner
+    # plans one (once, into the cache) and the drift controller passes drift_figure_eight's
+    # thresholds on it; the second run takes the plan from the cache.
+    import numba
+    monkeypatch.setenv('NUMBA_CACHE_DIR', numba.config.CACHE_DIR)     # the kernels' cache
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))     # an empty plan cache
+    with open(os.path.join(HERE, '..', 'config', 'scenarios', 'drift_figure_eight.yaml'),
+              encoding='utf-8') as stream:
+        spec = yaml.safe_load(stream)
+    spec.update(name='my_eight', stage={'figure_eight': {'radius_m': 12.0, 'surface': 'gravel'}},
+                initial_speed_m_s=7.0, duration_s=45.0)
+    params = spec['controller']['params']
+    params.pop('transition')
+    params['radius_m'] = -12.0
+    scenario = tmp_path / 'my_eight.yaml'
+    scenario.write_text(yaml.safe_dump(spec))
+    for run in ('planned', 'cached'):
+        result, report = run_scenario(scenario, tmp_path / run)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert 'on figure_eight_12m_gravel_12m' in result.stdout
+        assert ('rally_sim: planning the figure eight' in result.stderr) == (run == 'planned')
+        assert report['passed'] and report['metrics']['transitions'] >= 4, report['metrics']
+    (plan,) = (tmp_path / 'cache' / 'rally_sim' / 'transitions').glob('*.yaml')
+    assert plan.name.startswith('rwd_gravel_gravel_12m_-20deg_driver_gear2_')
+    assert report['controller']['params']['transition'] == str(plan)
+
+
 @pytest.mark.parametrize('stage, said', [
     ({'circle': {'radius_m': -12.0, 'surface': 'gravel'}},
      r"key 'stage.circle.radius_m = -12.0 must be a positive, finite number"),
@@ -330,6 +359,8 @@ def test_a_users_own_fifty_fifty_car_drifts_on_a_circle_made_to_order(tmp_path):
     ({'circle': {'radius_m': 12.0}}, r"key 'stage.circle': unknown key\(s\) \[\], missing "
                                      r"key\(s\) \['surface'\]"),
     ({'square': {'side_m': 12.0}}, r"key 'stage' as a mapping is \{circle: "),
+    ({'figure_eight': {'radius_m': 0.0, 'surface': 'gravel'}},
+     r"key 'stage.figure_eight.radius_m = 0.0 must be a positive, finite number"),
 ])
 def test_a_bad_circle_is_refused_naming_the_key_and_value(stage, said):
     from rally_sim.scenarios.spec import check_scenario, load_scenario, ScenarioError
@@ -351,3 +382,15 @@ def test_a_made_circle_is_a_ring_of_its_surface_with_its_path(tmp_path):
     path = read_path(surface_file[:-len('.yaml')] + '_path.csv')
     assert max(abs((path ** 2).sum(axis=1) ** 0.5 - 2.0)) < 1e-3
     assert stage_named(surface_file).name == 'circle_2m_snow_1m'
+
+
+def test_a_made_figure_eight_is_two_circles_touching_at_the_origin(tmp_path):
+    from rally_sim.world.stages import made_stage, made_stage_file, read_path, stage_named
+    stage = made_stage('figure_eight', 9.0, 'snow')
+    surface_file = made_stage_file(stage, str(tmp_path / stage.name))
+    path = read_path(surface_file[:-len('.yaml')] + '_path.csv')
+    right, left = path[path[:, 0] > 1e-9], path[path[:, 0] < -1e-9]
+    assert max(abs(np.hypot(right[:, 0] - 9.0, right[:, 1]) - 9.0)) < 1e-3
+    assert max(abs(np.hypot(left[:, 0] + 9.0, left[:, 1]) - 9.0)) < 1e-3
+    assert path[0].tolist() == [0.0, 0.0] and path[1, 1] > 0.0       # heading +y at the start
+    assert stage_named(surface_file).name == 'figure_eight_9m_snow_9m'

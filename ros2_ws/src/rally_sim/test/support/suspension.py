@@ -32,14 +32,15 @@ class Figures:
         self.g, m = v['gravity_m_s2'], v['mass_kg']
         self.lf, self.lr, self.c = v['cg_to_front_axle_m'], v['cg_to_rear_axle_m'], \
             v['half_track_m']
-        self.radius = v['wheel_radius_m']
+        rear = v['wheel_radius_rear_m'] or v['wheel_radius_m']
+        self.radius = np.array([v['wheel_radius_m']] * 2 + [rear] * 2)     # each wheel's
         self.m = m
         self.mu = np.array([v[f'suspension.{a}.unsprung_mass_kg'] for a in AXLES
                             for _ in range(2)])
         self.m_s = m - self.mu.sum()
         wheel_x = np.array([self.lf, self.lf, -self.lr, -self.lr])
         self.x_s = -(self.mu * wheel_x).sum() / self.m_s
-        self.h_s = (m * v['cg_height_m'] - self.mu.sum() * self.radius) / self.m_s
+        self.h_s = (m * v['cg_height_m'] - (self.mu * self.radius).sum()) / self.m_s
         self.px = wheel_x - self.x_s
         self.py = np.array([self.c, -self.c, self.c, -self.c])
         base = self.lf + self.lr
@@ -88,7 +89,7 @@ class Figures:
 
     def static_positions(self):
         """Return q at static ride on flat ground at height 0."""
-        return np.array([self.h_s, 0.0, 0.0] + [self.radius] * 4)
+        return np.array([self.h_s, 0.0, 0.0, *self.radius])
 
     def stiffness(self):
         """Return the Hessian of the potential at static ride (central differences)."""

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Union
 from . import Law, parameters, steering
 from ..drift.figure_eight import DriftFigureEight
 from ..drift.lqr import DriftDesign, DriftLqr
+from ..drift.planned import planned_transition
 from ..drift.transition import describe, design_keys, load_transition, Transition
 from ..interface import Pedals, WheelTorques
 from ..parameters import ParameterError, Spec
@@ -35,7 +36,8 @@ SPECS = {
     'transition': Spec('', 'figure eight: the planned transition, a shipped one ('
                        + ', '.join(shipped('transitions')) + ') or a file written by '
                        'python -m rally_sim.drift_transition for this vehicle, surface, '
-                       'radius, sideslip, command and gear'),
+                       'radius, sideslip, command and gear; empty: planned on first use '
+                       'and cached (tens of seconds once)'),
     'sideslip_deg': Spec(math.degrees(DEFAULTS.sideslip_rad), 'the sideslip held [deg] '
                          '(REP-103: negative round a left-hand circle)', -80.0, 80.0),
     'command': Spec('driver', 'driver: throttle in the held gear on driver_cmd (the '
@@ -80,22 +82,43 @@ def law_of(p: Dict) -> Union[DriftLqr, DriftFigureEight]:
 
 
 def transition_of(p: Dict, law: DriftLqr) -> Transition:
-    """Return the transition file's plan if it was designed for this law; else ParameterError."""
+    """Return the transition file's plan if it was designed for this law (none: planned now)."""
     name = p['transition']
+    vehicle = os.path.splitext(os.path.basename(p['vehicle']))[0]
     if not name:
-        raise ParameterError("parameter 'transition': a figure_eight needs a planned "
-                             'transition: python -m rally_sim.drift_transition writes one')
+        try:
+            return planned_transition(vehicle, law)[0]
+        except ValueError as error:
+            raise ParameterError(f"parameter 'transition' (none: planned now): {error}") from None
     path = preset(name, 'transitions', '.yaml')
     try:
         transition = load_transition(path)
     except ValueError as error:
         raise ParameterError(f"parameter 'transition': {error}") from None
-    wanted = design_keys(os.path.splitext(os.path.basename(p['vehicle']))[0], law)
+    wanted = design_keys(vehicle, law)
     if transition.design != wanted:
         raise ParameterError(
             f"parameter 'transition': {name} was planned for {describe(transition.design)}, "
             f'not for {describe(wanted)}: plan one with python -m rally_sim.drift_transition')
     return transition
+
+
+def plan_ahead(given: Dict) -> str:
+    """
+    Plan now the transition the parameters leave to first use; return its file ('' if none).
+
+    For a runner that cannot wait on the controller's start (a scenario in
+    lockstep answers within 60 s). Parameters the law refuses return ''
+    (the controller says why when it starts); ValueError: no transition found.
+    """
+    try:
+        p = parameters(SPECS, given)
+        if p['course'] != 'figure_eight' or p['transition'] or abs(p['radius_m']) < 1.0:
+            return ''
+        law = DriftLqr(load_vehicle(vehicle_path(p['vehicle'])), p['surface'], design_of(p))
+    except (ConfigError, ParameterError, ValueError):
+        return ''
+    return planned_transition(os.path.splitext(os.path.basename(p['vehicle']))[0], law)[1]
 
 
 class DriftLqrLaw(Law):

@@ -15,15 +15,15 @@ import numpy as np
 from .actuator_bank import ActuatorBank
 from .lanes import rollout_lanes, rollout_lanes_mf
 from ..config import ConfigError, VehicleConfig
-from ..drivetrain.equations import AUTOMATIC
+from ..drivetrain.equations import AUTOMATIC, D_TORQUE_MODE
 from ..integrators import (
     COMMAND_SIZE, EULER, INTEGRATORS, JACOBIAN_REFRESH_SUBSTEPS, OUTPUT_ROWS, rollout,
     Workspace)
 from ..jit import njit, njit_parallel, prange
 from ..model import (
-    DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_BODY, P_LOAD_ITERATIONS,
-    P_LOAD_TRANSFER, P_MODEL, P_RELAX, P_SLIP_MODEL, P_STEER_TAU, P_TYRE_MODEL, STATE_SIZE,
-    TYRE_MF, VX, W_LOAD, W_RELAXING)
+    DIAG_SIZE, FOUR_WHEEL, LOAD_DOCUMENT, P_ACKERMANN, P_BODY, P_DRIVETRAIN, P_LOAD_ITERATIONS,
+    P_LOAD_TRANSFER, P_MODEL, P_RADIUS, P_RADIUS_REAR, P_RELAX, P_SLIP_MODEL, P_STEER_TAU,
+    P_TYRE_MODEL, STATE_SIZE, TYRE_MF, VX, W_LOAD, W_RELAXING)
 from ..surfaces import G_FLAT, G_OUTSIDE, GRID_GRIP, Surface
 from ..tyre import SLIP_DOCUMENT
 from ..vehicle import Vehicle
@@ -137,7 +137,10 @@ class Batch:
                  ((p[:, P_ACKERMANN] == 0.0).all(), 'steering.ackermann 0'),
                  (meta[G_FLAT] == 1.0 and (grid[GRID_GRIP] == meta[G_OUTSIDE]).all(),
                   'a uniform surface'),
-                 (not self.template.acting, 'an actuation: section of nothing but steering')]
+                 (not self.template.acting, 'an actuation: section of nothing but steering'),
+                 ((p[:, P_RADIUS_REAR] == p[:, P_RADIUS]).all(), 'one wheel radius for all four'),
+                 ((p[:, P_DRIVETRAIN + D_TORQUE_MODE] == 0.0).all(),
+                  'torque_mode: independent wheels and no motor limits')]
         missing = [text for met, text in needs if not met]
         return ', '.join(missing) if missing else None
 

@@ -37,7 +37,8 @@ class Sprung:
         self.v = v
         self.g = v['gravity_m_s2']
         self.lf, self.lr = v['cg_to_front_axle_m'], v['cg_to_rear_axle_m']
-        self.radius = v['wheel_radius_m']
+        front = v['wheel_radius_m']
+        self.radius = {'front': front, 'rear': v.get('wheel_radius_rear_m') or front}
         mass = v['mass_kg']
         self.unsprung = {axle: v[f'suspension.{axle}.unsprung_mass_kg'] for axle in AXLES}
         total_unsprung = 2.0 * sum(self.unsprung.values())
@@ -50,7 +51,9 @@ class Sprung:
             return
         moment_x = 2.0 * (self.unsprung['front'] * self.lf - self.unsprung['rear'] * self.lr)
         self.x = -moment_x / self.mass
-        self.height = (mass * v['cg_height_m'] - total_unsprung * self.radius) / self.mass
+        unsprung_moment = (total_unsprung * front if self.radius['rear'] == front else 2.0 * sum(
+            self.unsprung[a] * self.radius[a] for a in AXLES))    # (one radius: as it was)
+        self.height = (mass * v['cg_height_m'] - unsprung_moment) / self.mass
 
     def roll_axis_height(self) -> float:
         """Return the roll axis's height under the sprung centre of gravity [m]."""
@@ -83,7 +86,8 @@ def problems(v: Mapping) -> List[str]:
     if body.height <= 0.0:
         found.append(f"key 'cg_height_m' = {v['cg_height_m']:g} puts the sprung mass's centre "
                      f'of gravity at {body.height:.4g} m, not above the ground (the unsprung '
-                     f'masses sit at the wheel centres, {body.radius:g} m up)')
+                     f"masses sit at the wheel centres, {body.radius['front']:g} and "
+                     f"{body.radius['rear']:g} m up)")
         return found
     for axle in AXLES:
         key = f'suspension.{axle}.roll_centre_height_m'
@@ -91,11 +95,12 @@ def problems(v: Mapping) -> List[str]:
             found.append(f"key '{key}' = {v[key]:g} is not below the sprung mass's centre of "
                          f'gravity ({body.height:.4g} m): range [-1, {body.height:.4g})')
         key = f'suspension.{axle}.tyre_rate_n_m'
-        if body.tyre_static(axle) >= body.radius:
+        radius = body.radius[axle]
+        if body.tyre_static(axle) >= radius:
             found.append(
                 f"key '{key}' = {v[key]:g} deflects the tyre by {body.tyre_static(axle):.4g} m "
-                f'under its static load, more than wheel_radius_m {body.radius:g}: the wheel '
-                f'would ride in the ground (at least {body.corner_load[axle] / body.radius:.4g})')
+                f'under its static load, more than its wheel radius {radius:g}: the wheel '
+                f'would ride in the ground (at least {body.corner_load[axle] / radius:.4g})')
     return found
 
 

@@ -64,7 +64,8 @@ from .layout import (
 from ..jit import njit, njit_inline
 from ..linear import solve_in_place
 from ..model import (
-    P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_RADIUS, VX, W_AX, W_AY, W_BODY_ACCEL,
+    P_BODY, P_GRAVITY, P_HALF_TRACK, P_LF, P_LR, P_MASS, P_RADIUS, P_RADIUS_REAR,
+    radius_of, VX, W_AX, W_AY, W_BODY_ACCEL,
     W_BODY_AT_X, W_BODY_AT_Y, W_BODY_FX, W_BODY_FY, W_BODY_GROUND, W_BODY_NOW, W_BODY_NOW_RATE,
     W_BODY_SLOPE_X, W_BODY_SLOPE_Y, W_GRAVITY, W_JACOBIAN_LOAD, W_LOAD, W_REGIME, wheel_offset,
     X, Y, YAW)
@@ -100,7 +101,7 @@ def compression(state: np.ndarray, p: np.ndarray, i: int, rates: bool) -> float:
     o = BODY_RATES if rates else BODY_POSITIONS
     s = state[o + 3 + i] - state[o] - py * state[o + 1] + px * state[o + 2]
     if not rates:
-        s += p[P_BODY + B_SPRUNG_HEIGHT] - p[P_RADIUS]
+        s += p[P_BODY + B_SPRUNG_HEIGHT] - radius_of(p, i)
     return s
 
 
@@ -108,7 +109,7 @@ def compression(state: np.ndarray, p: np.ndarray, i: int, rates: bool) -> float:
 def tyre_deflection(state: np.ndarray, p: np.ndarray, wheel: np.ndarray, i: int) -> tuple:
     """Return tyre i's deflection [m] and its rate [m/s] over the ground under it now."""
     a = axle_base(i)
-    d = wheel[W_BODY_NOW, i] + p[P_RADIUS] + p[a + X_TYRE_STATIC] - state[WHEEL_Z + i]
+    d = wheel[W_BODY_NOW, i] + radius_of(p, i) + p[a + X_TYRE_STATIC] - state[WHEEL_Z + i]
     return d, wheel[W_BODY_NOW_RATE, i] - state[BODY_RATES + 3 + i]
 
 
@@ -133,7 +134,8 @@ def travels(states: np.ndarray, p: np.ndarray) -> np.ndarray:
         px = (p[P_LF] if i < 2 else -p[P_LR]) - p[P_BODY + B_SPRUNG_X]
         py = p[P_HALF_TRACK] if i % 2 == 0 else -p[P_HALF_TRACK]
         travel[:, i] = (states[:, WHEEL_Z + i] - states[:, HEAVE] - py * states[:, ROLL]
-                        + px * states[:, PITCH] + p[P_BODY + B_SPRUNG_HEIGHT] - p[P_RADIUS])
+                        + px * states[:, PITCH] + p[P_BODY + B_SPRUNG_HEIGHT]
+                        - (p[P_RADIUS] if i < 2 else p[P_RADIUS_REAR]))
     return travel
 
 
@@ -154,13 +156,13 @@ def place(state: np.ndarray, p: np.ndarray, wheel: np.ndarray) -> None:
     Each wheel centre at a wheel radius over its ground, the sprung body on the
     plane that best fits its corners at static ride.
     """
-    lift = p[P_BODY + B_SPRUNG_HEIGHT] - p[P_RADIUS]
+    lift = p[P_BODY + B_SPRUNG_HEIGHT]
     for k in range(HEAVE, SPRUNG_STATE_SIZE):
         state[k] = 0.0
     for i in range(4):
-        state[WHEEL_Z + i] = wheel[W_BODY_NOW, i] + p[P_RADIUS]
-    front = 0.5 * (state[WHEEL_Z] + state[WHEEL_Z + 1]) + lift
-    rear = 0.5 * (state[WHEEL_Z + 2] + state[WHEEL_Z + 3]) + lift
+        state[WHEEL_Z + i] = wheel[W_BODY_NOW, i] + radius_of(p, i)
+    front = 0.5 * (state[WHEEL_Z] + state[WHEEL_Z + 1]) + (lift - p[P_RADIUS])
+    rear = 0.5 * (state[WHEEL_Z + 2] + state[WHEEL_Z + 3]) + (lift - p[P_RADIUS_REAR])
     base = p[P_LF] + p[P_LR]
     c = p[P_HALF_TRACK]
     state[PITCH] = (rear - front) / base
@@ -436,13 +438,14 @@ def _add_links(p: np.ndarray, wheel: np.ndarray, rhs: np.ndarray) -> None:
     pitch; each axle's wheels take the geometric transfer as a vertical pair.
     """
     b = P_BODY
-    h_s, radius = p[b + B_SPRUNG_HEIGHT], p[P_RADIUS]
+    h_s = p[b + B_SPRUNG_HEIGHT]
     ax, ay = wheel[W_BODY_ACCEL, 0], wheel[W_BODY_ACCEL, 1]
     base, c = p[P_LF] + p[P_LR], p[P_HALF_TRACK]
-    links_x = unsprung = 0.0
+    links_x = unsprung = unsprung_moment = 0.0
     for axle in range(2):
         a = P_BODY + (B_FRONT if axle == 0 else B_REAR)
         m_u = p[a + X_UNSPRUNG]
+        radius = radius_of(p, 2 * axle)
         lateral = 0.0
         for i in range(2 * axle, 2 * axle + 2):
             lateral += wheel[W_BODY_FY, i] - m_u * ay
@@ -453,8 +456,12 @@ def _add_links(p: np.ndarray, wheel: np.ndarray, rhs: np.ndarray) -> None:
         rhs[3 + 2 * axle] += pair        # left wheel: held up, its tyre's load falls
         rhs[3 + 2 * axle + 1] -= pair
         unsprung += 2.0 * m_u
+        unsprung_moment += 2.0 * m_u * radius
     rhs[2] -= h_s * links_x
-    pitch_pair = unsprung * ax * radius / (2.0 * base)
+    if p[P_RADIUS_REAR] == p[P_RADIUS]:     # one radius: the same arithmetic as it was
+        pitch_pair = unsprung * ax * p[P_RADIUS] / (2.0 * base)
+    else:
+        pitch_pair = unsprung_moment * ax / (2.0 * base)
     for i in range(4):
         rhs[3 + i] += pitch_pair if i < 2 else -pitch_pair
 

@@ -214,7 +214,19 @@ def _share(p: np.ndarray, axle: int) -> float:
 @njit_inline
 def _axle(axle: int, input_n_m: float, p: np.ndarray, h: float, wheel: np.ndarray) -> None:
     """One pass of an axle differential: move torque from its faster wheel to its slower."""
-    base = P_DRIVETRAIN + D_DIFFERENTIAL + axle * DIFFERENTIAL_SIZE
+    axle_coupling(P_DRIVETRAIN + D_DIFFERENTIAL + axle * DIFFERENTIAL_SIZE, axle, input_n_m, p,
+                  h, wheel)
+
+
+@njit_inline
+def axle_coupling(base: int, axle: int, input_n_m: float, p: np.ndarray, h: float,
+                  wheel: np.ndarray) -> None:
+    """
+    One pass of the differential at p[base:] (type, preload, lock factor, bias ratio) on axle.
+
+    Moves torque from the axle's faster wheel to its slower, its impulse
+    accumulated in wheel[W_TRANSFER, axle] within the capacity for input_n_m.
+    """
     kind = int(p[base])
     if kind == OPEN:
         return

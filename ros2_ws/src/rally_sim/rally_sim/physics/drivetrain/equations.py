@@ -18,6 +18,9 @@ drivetrain's block of the kernel parameters.
   within the coupling's capacity, else slipping at the capacity (a Coulomb
   stick/slip, as the brakes do). A coupling never adds energy. The vehicle's
   sub-step solves them together (driveline.py).
+- Torque mode (torque_mode.py): the commanded wheel torques through an
+  electric motor's power and speed limits and each axle's differential,
+  with no engine or gearbox.
 """
 
 import math
@@ -49,7 +52,16 @@ D_ENGAGEMENT = D_COUPLED + 1
 D_RATIOS = D_ENGAGEMENT + 1
 D_CURVE_RPM = D_RATIOS + MAX_GEARS
 D_CURVE_N_M = D_CURVE_RPM + MAX_CURVE_POINTS
-DRIVETRAIN_SIZE = D_CURVE_N_M + MAX_CURVE_POINTS
+D_TORQUE_MODE = D_CURVE_N_M + MAX_CURVE_POINTS
+"""Torque mode's drive (torque_mode.py), TORQUE_MODE_SIZE entries: 1 if it does more than
+pass the commanded torques on; the front and the rear axle's differential
+(DIFFERENTIAL_SIZE entries each: INDEPENDENT or a type, preload, lock factor, bias
+ratio); the motor's largest power [W] and wheel speed [rad/s] (0: none)."""
+T_ACTIVE, T_FRONT, T_REAR = 0, 1, 1 + DIFFERENTIAL_SIZE
+T_POWER = T_REAR + DIFFERENTIAL_SIZE
+T_SPEED = T_POWER + 1
+TORQUE_MODE_SIZE = T_SPEED + 1
+DRIVETRAIN_SIZE = D_TORQUE_MODE + TORQUE_MODE_SIZE
 NO_DRIVETRAIN, FWD, RWD, AWD = 0, 1, 2, 3
 LAYOUT_CODES = {'none': NO_DRIVETRAIN, 'fwd': FWD, 'rwd': RWD, 'awd': AWD}
 
@@ -127,6 +139,10 @@ OPEN, LOCKED, CLUTCH_PACK, TORQUE_BIAS = 0, 1, 2, 3
 DIFFERENTIALS = {'open': OPEN, 'locked': LOCKED, 'clutch_pack': CLUTCH_PACK,
                  'torque_bias': TORQUE_BIAS}
 """Differential types a vehicle file may name."""
+INDEPENDENT = -1
+TORQUE_MODE_DIFFERENTIALS = {'independent': INDEPENDENT, **DIFFERENTIALS}
+"""Torque mode's axle couplings: independent (each wheel its own commanded torque, as
+wheel motors drive) or a differential that takes the axle's summed torque."""
 
 
 @njit_inline
@@ -154,6 +170,7 @@ def differential_capacity(kind: int, input_n_m: float, preload_n_m: float,
 def drivetrain_block(values) -> np.ndarray:
     """Return the drivetrain's kernel parameters from vehicle-file values (zeros: none)."""
     block = np.zeros(DRIVETRAIN_SIZE)
+    block[D_TORQUE_MODE:] = torque_mode_block(values)
     layout = values['drivetrain.layout']
     block[D_LAYOUT] = LAYOUT_CODES[layout]
     if layout == 'none':
@@ -187,3 +204,20 @@ def drivetrain_block(values) -> np.ndarray:
     block[D_CURVE_RPM:D_CURVE_RPM + len(rpm)] = rpm
     block[D_CURVE_N_M:D_CURVE_N_M + len(torque)] = torque
     return block
+
+
+def torque_mode_block(values) -> np.ndarray:
+    """Return torque mode's part of the drivetrain block (D_TORQUE_MODE's; 0s: inactive)."""
+    block = np.zeros(TORQUE_MODE_SIZE)
+    for base, place in ((T_FRONT, 'front'), (T_REAR, 'rear')):
+        key = f'torque_mode.differential.{place}'
+        block[base] = TORQUE_MODE_DIFFERENTIALS[values[f'{key}.type']]
+        block[base + 1] = values[f'{key}.preload_n_m']
+        block[base + 2] = values[f'{key}.lock_factor']
+        block[base + 3] = values[f'{key}.bias_ratio']
+    block[T_POWER] = values['torque_mode.max_power_w']
+    block[T_SPEED] = values['torque_mode.max_wheel_speed_rad_s']
+    active = (block[T_FRONT] != INDEPENDENT or block[T_REAR] != INDEPENDENT
+              or block[T_POWER] > 0.0 or block[T_SPEED] > 0.0)
+    block[T_ACTIVE] = 1.0
+    return block if active else np.zeros(TORQUE_MODE_SIZE)     # (zeros: not read)

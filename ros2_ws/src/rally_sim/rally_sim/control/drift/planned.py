@@ -1,0 +1,69 @@
+"""
+A figure eight's transition planned on first use and cached, for any car, surface and radius.
+
+The drift controller's figure eight needs a planned transition
+(transition.py). A shipped or written file serves the cars it was planned
+for; any other car, surface, radius, sideslip or gear gets one planned here
+the first time (tens of seconds) and kept in the cache folder
+($XDG_CACHE_HOME or ~/.cache, /rally_sim/transitions), named by what it was
+planned for and a hash of the vehicle file's values, so that an edited car
+is planned anew. Written to a temporary file and renamed into place, so that
+two processes planning at once never read half a file.
+"""
+
+import hashlib
+import math
+import os
+import sys
+import tempfile
+import time
+from typing import Tuple
+
+from .lqr import DriftLqr
+from .transition import describe, design_keys, design_transition, load_transition, Transition
+
+
+def cache_folder() -> str:
+    """Return the folder planned transitions are kept in."""
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    return os.path.join(base, 'rally_sim', 'transitions')
+
+
+def cached_name(vehicle: str, left: DriftLqr) -> str:
+    """Return the cache file's name for `left`'s transition on the car `vehicle` names."""
+    d = design_keys(vehicle, left)
+    values = repr(sorted((key, repr(value)) for key, value in left.vehicle.config.values.items()))
+    digest = hashlib.sha256(values.encode()).hexdigest()[:12]
+    gear = f"_gear{d['gear']}" if d['mode'] == 'driver' else ''
+    return (f"{d['vehicle']}_{d['surface']}_{d['radius_m']:g}m_{d['sideslip_deg']:g}deg_"
+            f"{d['mode']}{gear}_{digest}.yaml")
+
+
+def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Transition, str]:
+    """
+    Return `left`'s transition and its file: from the cache, or planned now and cached.
+
+    ValueError when no transition regains the drift (the planned run never
+    holds the new side's sideslip).
+    """
+    path = os.path.join(cache_folder(), cached_name(vehicle, left))
+    if os.path.isfile(path):
+        return load_transition(path), path
+    wanted = describe(design_keys(vehicle, left))
+    print(f"rally_sim: planning the figure eight's transition for {wanted} (once: tens of "
+          f'seconds; kept in {path})', file=log, flush=True)
+    start = time.monotonic()
+    transition = design_transition(vehicle, left)
+    regain = transition.measured['regain_s']
+    if not math.isfinite(regain):
+        raise ValueError(f'no transition found for {wanted}: the planned run never regains '
+                         'the drift on the new side')
+    os.makedirs(cache_folder(), exist_ok=True)
+    handle, fresh = tempfile.mkstemp(prefix='.planning', suffix='.yaml', dir=cache_folder())
+    os.close(handle)
+    transition.save(fresh)
+    os.replace(fresh, path)
+    print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: within '
+          f"{transition.measured['lateral_max_m']:.3f} m of the circles, the new side held "
+          f'{regain:.2f} s after the crossing', file=log, flush=True)
+    return transition, path
