@@ -44,7 +44,9 @@ class CommandIntake:
         config = vehicle.config
         radii = vehicle.params.radii()      # the wheels' spin is accelerated too
         inertia = config['wheel_inertia_kg_m2']
-        mass = config['mass_kg'] + 2.0 * inertia / radii[0] ** 2 + 2.0 * inertia / radii[2] ** 2
+        spin = (4.0 * inertia / radii[0] ** 2 if radii[2] == radii[0] else   # (as it was)
+                2.0 * inertia / radii[0] ** 2 + 2.0 * inertia / radii[2] ** 2)
+        mass = config['mass_kg'] + spin
         driven = [r for r, limit in zip(radii, vehicle.drive_limit) if limit > 0.0]
         self.speed = SpeedController(mass, float(np.mean(driven)) if driven else radii[0],
                                      vehicle.drive_limit, vehicle.brake_limit,

@@ -139,9 +139,9 @@ def speed_push(state, command, k, f, speed_dt: float) -> bool:
         else:
             for i in range(4):
                 b = k[K_BRAKE_LIMIT + i]
-                wanted = abs(force) * k[K_RADII + i] * k[K_SHARES + i]
-                brake[i] = first_min(wanted, b)
-                held = held or b < wanted
+                asked = abs(force) * k[K_RADII + i] * k[K_SHARES + i]
+                brake[i] = first_min(asked, b)
+                held = held or b < asked
             rolling = math.copysign(1.0, speed)
             for i in range(4):
                 lock = (speed - state[OMEGA + i] * k[K_RADII + i]) * rolling / (
