@@ -173,6 +173,31 @@ def gym_envs(periods: int = 40) -> None:
         print(f'{label:<34}{cars:>6}{rate:>15,.0f}{rate * 0.05:>13,.0f}')
     print("with a profile each car runs in the simulator node's session (1 kHz physics, "
           'its sensors), as the node would run it; without one, the cars are batched')
+    sb3_adapter(periods)
+
+
+def sb3_adapter(periods: int, cars: int = 64, rounds: int = 15) -> None:
+    """Print Stable-Baselines3's VecEnv (gym/sb3.py) beside the vector form, interleaved."""
+    import gymnasium
+    from ..gym.sb3 import make_sb3_vec_env
+    vector = gymnasium.make_vec('rally_sim/RallyDrive-v0', num_envs=cars,
+                                vectorization_mode='vector_entry_point')
+    adapter = make_sb3_vec_env('rally_sim/RallyDrive-v0', cars)
+    vector.reset(seed=0)
+    adapter.reset()
+    actions = np.tile([0.05, 0.3], (cars, 1))
+    rates = {'vector': [], 'sb3': []}
+    for _ in range(rounds):         # pairs in turn: the machine's speed drifts
+        for name, step in (('vector', vector.step), ('sb3', adapter.step)):
+            start = time.perf_counter()
+            for _ in range(periods):
+                step(actions)
+            rates[name].append(cars * periods / (time.perf_counter() - start))
+    ratio = np.median(np.array(rates['sb3']) / np.array(rates['vector']))
+    print(f"Stable-Baselines3's VecEnv (make_sb3_vec_env), {cars} cars: "
+          f"{np.median(rates['sb3']):,.0f} car-periods/s against the vector form's "
+          f"{np.median(rates['vector']):,.0f} (medians of {rounds} interleaved pairs; "
+          f'ratio {ratio:.3f}; issue 59: keeps the batch speed)')
 
 
 EQUILIBRIA_TARGET_S = 2.0

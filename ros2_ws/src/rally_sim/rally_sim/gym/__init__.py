@@ -16,6 +16,8 @@ Gymnasium environments on rally_sim's physics; importing this registers them.
 - ``rally_sim/Drift-v0``: the light RWD car holds a drift round the skid pad.
 
 Details (observations, rewards, ends) in rally_sim.gym.tasks and .envs.
+Stable-Baselines3: rally_sim.gym.sb3.make_sb3_vec_env (the batch as its
+VecEnv); a PPO example: python -m rally_sim.gym.train_ppo.
 """
 
 from gymnasium.envs.registration import register, registry
