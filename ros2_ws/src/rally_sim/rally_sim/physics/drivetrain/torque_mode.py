@@ -14,7 +14,7 @@ section gets, once per sub-step, before the integrator's update:
    counts its mean speed for both wheels, as the differential's input turns.
 3. The differentials other than open are couplings (equations.py): the
    impulse that brings the two wheels to one speed by the end of the
-   sub-step, within the capacity of the axle's torque (driveline._axle).
+   sub-step, within the capacity of the axle's torque (driveline.axle_coupling).
 
 A car without the section passes the commanded torques on unchanged, as
 before (the kernels do not call this).
