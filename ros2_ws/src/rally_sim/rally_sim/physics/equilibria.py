@@ -49,6 +49,7 @@ from .body.layout import (
 from .continuation import jacobian
 from .drivetrain.driveline import gear_ratio
 from .drivetrain.equations import curve_torque, D_WEIGHTS, RPM_PER_RAD_S
+from .drivetrain.torque_mode import coupled_axles
 from .families import Family, trace_family
 from .integrators import (
     advance, C_DRIVE, C_DRIVER, C_GEAR, C_STEER, C_THROTTLE, COMMAND_SIZE, EULER,
@@ -494,6 +495,9 @@ class SteadyState:
         steer = math.atan2(vy + p.cg_to_front_m * r, vx)
         c = p.half_track_m
         spins = (vx - r * np.array([c, -c, c, -c])) / p.radii()
+        if self.mode == TORQUE:     # an axle coupled in torque mode starts at one speed:
+            for axle in coupled_axles(self.vehicle.flat_params):    # (else Newton may
+                spins[2 * axle:2 * axle + 2] = spins[2 * axle:2 * axle + 2].mean()  # stop)
         unknowns = np.array([speed if radius_m is not None else curvature, steer, *spins, 0.0])
         if self.mode == DRIVER:
             return self.driver_guess(sideslip_rad, radius_m, speed_m_s, unknowns)

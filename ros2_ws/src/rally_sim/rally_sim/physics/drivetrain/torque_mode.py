@@ -24,7 +24,7 @@ import numpy as np
 
 from .driveline import axle_coupling
 from .equations import (
-    D_TORQUE_MODE, DIFFERENTIAL_SIZE, INDEPENDENT, T_FRONT, T_POWER, T_SPEED)
+    D_TORQUE_MODE, DIFFERENTIAL_SIZE, INDEPENDENT, OPEN, T_FRONT, T_POWER, T_SPEED)
 from ..jit import njit, njit_inline
 from ..model import C_DRIVE, OMEGA, P_DRIVETRAIN, W_DRIVE, W_INVERSE, W_SPIN, W_TRANSFER
 
@@ -42,6 +42,15 @@ def torque_mode_active(p: np.ndarray) -> bool:
 def _axle_kind(p: np.ndarray, axle: int) -> float:
     """Return axle's (0 front, 1 rear) coupling code in torque mode."""
     return p[P_DRIVETRAIN + D_TORQUE_MODE + T_FRONT + axle * DIFFERENTIAL_SIZE]
+
+
+def coupled_axles(p: np.ndarray) -> list:
+    """Return the axles (0 front, 1 rear) whose torque-mode differential couples their wheels."""
+    t = P_DRIVETRAIN + D_TORQUE_MODE
+    if p[t] == 0.0:
+        return []
+    return [axle for axle in range(2)
+            if p[t + T_FRONT + axle * DIFFERENTIAL_SIZE] not in (INDEPENDENT, OPEN)]
 
 
 @njit_inline

@@ -186,3 +186,23 @@ def test_vector_lanes_say_they_do_not_run_torque_modes_drive():
     with pytest.raises(ValueError, match='torque_mode: independent wheels and no motor limits'):
         batch.rollout(np.zeros((2, STATE_SIZE)), np.zeros((2, 3)), np.zeros((2, 3, 4)),
                       tyres=False, lanes=True)
+
+
+def test_a_locked_rear_in_torque_mode_has_its_steady_states_and_a_drift_lqr():
+    # The first guess of a coupled axle starts both wheels at one speed: from the outer and
+    # inner wheels' own speeds Newton ended at the standstill (a fixed point too).
+    import math
+    from rally_sim.control.drift.lqr import DriftDesign, DriftLqr
+    from rally_sim.physics import Surface
+    from rally_sim.physics.equilibria import SteadyState
+    config = vehicle('rwd_gravel').with_overrides({'torque_mode.differential.rear.type':
+                                                   'locked'})
+    traced = SteadyState(Vehicle(config, Surface.uniform('gravel')), 'torque').trace(
+        -np.radians([0.0, 10.0, 20.0]), radius_m=15.0)
+    assert traced.ended == ''
+    for e in traced.equilibria:
+        assert e.state[VX] > 8.0
+        assert e.state[OMEGA + RL] == pytest.approx(e.state[OMEGA + RR], abs=1e-6)
+    law = DriftLqr(config, 'gravel', DriftDesign(radius_m=15.0, sideslip_rad=math.radians(-20.0),
+                                                 mode='torque'))
+    assert np.isfinite(law.schedule[-1].gain).all()
