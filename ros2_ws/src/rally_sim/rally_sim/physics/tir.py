@@ -9,7 +9,8 @@ sections are read in any case. What the reader takes:
   equations), 61 (MF 6.1) or 62 (MF 6.2, the same steady-state equations);
   another model (FITTYP 21, say) is refused. PROPERTY_FILE_FORMAT 'PAC2002'
   without a FITTYP is read as MF 5.2.
-- [UNITS]: LENGTH, FORCE, MASS, TIME and PRESSURE in any unit of UNITS;
+- [UNITS]: LENGTH, FORCE, MASS, TIME and PRESSURE in any unit of UNITS (any case, a
+  plural too: 'Meters', 'seconds');
   the dimensioned keys (DIMENSIONED) are converted to SI. ANGLE must be
   radian: the Magic Formula's coefficients are fitted on slip and camber
   angles, and a file fitted in degrees is not converted (refused, saying so).
@@ -23,7 +24,7 @@ Errors (TirError) name the file, the section, the key, the value and why.
 from dataclasses import dataclass, field
 import math
 import re
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 FITTYPS = {5: '5.2', 52: '5.2', 6: '6.1', 61: '6.1', 62: '6.2'}
 """FITTYP values read, and the Magic Formula version each means."""
@@ -171,21 +172,34 @@ def _value(path: str, key: str, section: str, raw: str):
     return value
 
 
+PLURALS = {'inches': 'inch', 'feet': 'foot'}
+"""Plurals that are not the singular and an s."""
+
+
+def _unit_named(unit: str, known: Dict[str, float]) -> Optional[str]:
+    """Return the name in `known` a lower-case unit means: as written, or its singular."""
+    for name in (unit, PLURALS.get(unit), unit[:-1] if unit.endswith('s') else None):
+        if name in known:
+            return name
+    return None
+
+
 def _units(path: str, entries) -> Dict[str, float]:
     """Return each [UNITS] entry's factor to SI (SI where the file says nothing)."""
     factors = dict.fromkeys(UNITS, 1.0)
     for name, known in UNITS.items():
         if name not in entries:
             continue
-        unit = str(_value(path, name, 'UNITS', entries[name][1])).strip().lower()
-        if unit not in known:
-            if name == 'ANGLE' and unit.startswith('deg'):
+        written = str(_value(path, name, 'UNITS', entries[name][1])).strip().lower()
+        unit = _unit_named(written, known)
+        if unit is None:
+            if name == 'ANGLE' and written.startswith('deg'):
                 raise TirError(
-                    f"{path}: [UNITS] ANGLE = '{unit}': the Magic Formula coefficients are "
+                    f"{path}: [UNITS] ANGLE = '{written}': the Magic Formula coefficients are "
                     'read with angles in radians and a file fitted in degrees is not '
                     'converted; convert the file to radians')
-            raise TirError(f"{path}: [UNITS] {name} = '{unit}': unknown unit; known: "
-                           f"{', '.join(sorted(known))}")
+            raise TirError(f"{path}: [UNITS] {name} = '{written}': unknown unit; known: "
+                           f"{', '.join(sorted(known))} (and their plurals)")
         factors[name] = known[unit]
     return factors
 

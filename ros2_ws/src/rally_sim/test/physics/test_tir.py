@@ -57,6 +57,18 @@ def test_units_are_converted_to_si(tmp_path):
     assert tyre['PKY1'] == -21.0                                      # dimensionless: as is
 
 
+def test_unit_names_in_any_case_and_plural_are_read(tmp_path):
+    path = variant(tmp_path, "LENGTH                   = 'meter'", "LENGTH = 'Meters'")
+    text = open(path, encoding='utf-8').read()
+    text = (text.replace("FORCE                    = 'newton'", "FORCE = 'NEWTONS'")
+            .replace("TIME                     = 'second'", "TIME = 'seconds'"))
+    open(path, 'w', encoding='utf-8').write(text)
+    assert read_tir(path).coefficients() == read_tir(MF52).coefficients()
+    inches = variant(tmp_path, "LENGTH                   = 'meter'", "LENGTH = 'inches'",
+                     'inches.tir')
+    assert read_tir(inches)['UNLOADED_RADIUS'] == pytest.approx(0.313 * 0.0254)
+
+
 @pytest.mark.parametrize('fittyp, version', [('5', '5.2'), ('52', '5.2'), ('6', '6.1'),
                                              ('61', '6.1'), ('62', '6.2')])
 def test_the_magic_formula_versions_read(tmp_path, fittyp, version):
