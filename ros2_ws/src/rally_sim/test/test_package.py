@@ -13,9 +13,9 @@ ROSDEP_KEYS = {
     'llvmlite': 'python3-numba', 'gymnasium': 'python3-gymnasium-pip',
     'aiohttp': 'python3-aiohttp'}
 """Python modules imported under another name than their rosdep key."""
-WITHOUT_KEY = {'mcap', 'pyarrow', 'ray', 'rosbags', 'selenium'}
+WITHOUT_KEY = {'mcap', 'pyarrow', 'ray', 'rosbags', 'selenium', 'stable_baselines3', 'torch'}
 """No rosdep key: package.xml says to pip install them (recording; campaigns; a bag in the view;
-the view's benchmark)."""
+the view's benchmark; Stable-Baselines3 and torch for rally_sim.gym.sb3 and train_ppo)."""
 
 
 def imported_modules() -> set:

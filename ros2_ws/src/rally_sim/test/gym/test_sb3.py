@@ -7,12 +7,11 @@ import sys
 import gymnasium
 import numpy as np
 import pytest
+import rally_sim.gym  # noqa: F401  (registers the environments)
+from rally_sim.gym.sb3 import make_sb3_vec_env
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
 import torch
-
-import rally_sim.gym  # noqa: F401  (registers the environments)
-from rally_sim.gym.sb3 import make_sb3_vec_env
 
 NAMES = sorted(rally_sim.gym.ENVIRONMENTS)
 
