@@ -24,9 +24,9 @@ Starts = np.ndarray
 """(N, 6) rows of x, y, yaw [m, m, rad], vx, vy [m/s], yaw rate [rad/s]."""
 
 
-def _dynamics(states: np.ndarray, wheel_radius_m) -> np.ndarray:
+def _dynamics(states: np.ndarray, wheel_radii_m: np.ndarray) -> np.ndarray:
     """Return vx, vy, yaw rate, steer and each wheel's rim speed over vx (fl, fr, rl, rr)."""
-    rim = states[:, OMEGA:OMEGA + 4] * np.asarray(wheel_radius_m) - states[:, VX:VX + 1]
+    rim = states[:, OMEGA:OMEGA + 4] * wheel_radii_m - states[:, VX:VX + 1]
     return np.column_stack([states[:, [VX, VY, YAW_RATE, STEER]], rim])
 
 
@@ -46,9 +46,9 @@ class Task(ABC):
     END_REWARD = -10.0
     """The reward of the step that ends an episode early (off the road, spun, physics failed)."""
 
-    def __init__(self, wheel_radius_m):
-        """Take the car's wheel radius (for the wheels' slip in the observation)."""
-        self.wheel_radius_m = wheel_radius_m
+    def __init__(self, wheel_radii_m: np.ndarray):
+        """Take the car's wheel radii, fl fr rl rr (for the wheels' slip in the observation)."""
+        self.wheel_radii_m = np.asarray(wheel_radii_m, dtype=float)
 
     @abstractmethod
     def starts(self, rng: np.random.Generator, cars: int, options: Mapping) -> Starts:
@@ -91,9 +91,9 @@ class DriveTask(Task):
     LOOKAHEAD_M = 3.0 * np.arange(1, 11)
     END_REWARD = -20.0
 
-    def __init__(self, wheel_radius_m):
+    def __init__(self, wheel_radii_m: np.ndarray):
         """Tabulate the stage's reference line."""
-        super().__init__(wheel_radius_m)
+        super().__init__(wheel_radii_m)
         self.path = ClosedPath(read_path(config_file(f'stages/{self.stage}_path.csv')))
         self.field = PathField(self.path)
         names = ['vx', 'vy', 'yaw_rate', 'steer', 'rim_fl', 'rim_fr', 'rim_rl', 'rim_rr',
@@ -136,7 +136,7 @@ class DriveTask(Task):
         dx, dy = ahead[..., 0] - x[:, None], ahead[..., 1] - y[:, None]
         cos, sin = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
         body = np.stack([cos * dx + sin * dy, -sin * dx + cos * dy], axis=-1)
-        return np.column_stack([_dynamics(states, self.wheel_radius_m), near.cross_track_m,
+        return np.column_stack([_dynamics(states, self.wheel_radii_m), near.cross_track_m,
                                 wrap_angle(yaw - near.heading_rad), body.reshape(len(states), -1)])
 
     def score(self, before, after):
@@ -171,9 +171,9 @@ class DriftTask(Task):
     SIDESLIP_RAD = 0.45
     SPEED_M_S = 8.0
 
-    def __init__(self, wheel_radius_m):
+    def __init__(self, wheel_radii_m: np.ndarray):
         """Use the skid pad's circle (centre at the origin)."""
-        super().__init__(wheel_radius_m)
+        super().__init__(wheel_radii_m)
         self.observation_names = ('vx', 'vy', 'yaw_rate', 'steer', 'rim_fl', 'rim_fr',
                                   'rim_rl', 'rim_rr', 'radius_error', 'course_error',
                                   'sideslip')
@@ -206,7 +206,7 @@ class DriftTask(Task):
 
     def _observe(self, states: np.ndarray) -> np.ndarray:
         radius, course, beta, _ = self._measures(states)
-        return np.column_stack([_dynamics(states, self.wheel_radius_m), radius, course,
+        return np.column_stack([_dynamics(states, self.wheel_radii_m), radius, course,
                                 np.abs(beta)])
 
     def score(self, before, after):

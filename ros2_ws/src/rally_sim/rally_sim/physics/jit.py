@@ -14,6 +14,8 @@ import pathlib
 import sys
 import time
 
+from .files import cache_folder
+
 try:
     import numba
 except ImportError:  # pragma: no cover - numba is part of the project's venv
@@ -46,8 +48,7 @@ def _cache_dir() -> str:
     package = pathlib.Path(__file__).parent.parent
     for path in sorted(kernel_sources(package)):
         digest.update(str(path.relative_to(package)).encode() + b'\0' + path.read_bytes())
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'rally_sim', 'numba', digest.hexdigest()[:16])
+    return cache_folder('numba', digest.hexdigest()[:16])
 
 
 COMPILING = ('rally_sim: compiling the physics kernels for this machine, once after an install '

@@ -40,6 +40,8 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ..physics.files import cache_folder
+
 RESOLUTION_M = 0.5
 ROAD_HALF_WIDTH_M = 4.0
 COLOURS: Dict[str, Tuple[int, int, int]] = {
@@ -214,8 +216,7 @@ def made_stage_file(stage: Stage, folder: str = '') -> str:
     Written into a new folder and renamed into place, so that processes
     making the same stage at once (a campaign's workers) never read half a file.
     """
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    folder = folder or os.path.join(base, 'rally_sim', 'stages', stage.name)
+    folder = folder or cache_folder('stages', stage.name)
     target = os.path.join(folder, stage.name + '.yaml')
     if not os.path.isfile(target):
         import tempfile

@@ -21,12 +21,7 @@ from typing import Tuple
 
 from .lqr import DriftLqr
 from .transition import describe, design_keys, design_transition, load_transition, Transition
-
-
-def cache_folder() -> str:
-    """Return the folder planned transitions are kept in."""
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'rally_sim', 'transitions')
+from ...physics.files import cache_folder
 
 
 def cached_name(vehicle: str, left: DriftLqr) -> str:
@@ -46,7 +41,8 @@ def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Tr
     ValueError when no transition regains the drift (the planned run never
     holds the new side's sideslip).
     """
-    path = os.path.join(cache_folder(), cached_name(vehicle, left))
+    folder = cache_folder('transitions')
+    path = os.path.join(folder, cached_name(vehicle, left))
     if os.path.isfile(path):
         return load_transition(path), path
     wanted = describe(design_keys(vehicle, left))
@@ -58,8 +54,8 @@ def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Tr
     if not math.isfinite(regain):
         raise ValueError(f'no transition found for {wanted}: the planned run never regains '
                          'the drift on the new side')
-    os.makedirs(cache_folder(), exist_ok=True)
-    handle, fresh = tempfile.mkstemp(prefix='.planning', suffix='.yaml', dir=cache_folder())
+    os.makedirs(folder, exist_ok=True)
+    handle, fresh = tempfile.mkstemp(prefix='.planning', suffix='.yaml', dir=folder)
     os.close(handle)
     transition.save(fresh)
     os.replace(fresh, path)

@@ -81,10 +81,15 @@ def law_of(p: Dict) -> Union[DriftLqr, DriftFigureEight]:
                             transition, left=law)
 
 
+def vehicle_name(p: Dict) -> str:
+    """Return the name a transition is planned for: the vehicle parameter's file stem."""
+    return os.path.splitext(os.path.basename(p['vehicle']))[0]
+
+
 def transition_of(p: Dict, law: DriftLqr) -> Transition:
     """Return the transition file's plan if it was designed for this law (none: planned now)."""
     name = p['transition']
-    vehicle = os.path.splitext(os.path.basename(p['vehicle']))[0]
+    vehicle = vehicle_name(p)
     if not name:
         try:
             return planned_transition(vehicle, law)[0]
@@ -118,7 +123,7 @@ def plan_ahead(given: Dict) -> str:
         law = DriftLqr(load_vehicle(vehicle_path(p['vehicle'])), p['surface'], design_of(p))
     except (ConfigError, ParameterError, ValueError):
         return ''
-    return planned_transition(os.path.splitext(os.path.basename(p['vehicle']))[0], law)[1]
+    return planned_transition(vehicle_name(p), law)[1]
 
 
 class DriftLqrLaw(Law):

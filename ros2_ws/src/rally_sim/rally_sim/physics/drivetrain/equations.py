@@ -217,7 +217,8 @@ def torque_mode_block(values) -> np.ndarray:
         block[base + 3] = values[f'{key}.bias_ratio']
     block[T_POWER] = values['torque_mode.max_power_w']
     block[T_SPEED] = values['torque_mode.max_wheel_speed_rad_s']
-    active = (block[T_FRONT] != INDEPENDENT or block[T_REAR] != INDEPENDENT
-              or block[T_POWER] > 0.0 or block[T_SPEED] > 0.0)
+    if (block[T_FRONT] == INDEPENDENT and block[T_REAR] == INDEPENDENT
+            and block[T_POWER] == 0.0 and block[T_SPEED] == 0.0):
+        return np.zeros(TORQUE_MODE_SIZE)        # inactive: the kernels do not read it
     block[T_ACTIVE] = 1.0
-    return block if active else np.zeros(TORQUE_MODE_SIZE)     # (zeros: not read)
+    return block
