@@ -24,6 +24,11 @@ from .transition import describe, design_keys, design_transition, load_transitio
 from ...physics.files import cache_folder
 
 
+WIDE_M = 1.0
+"""A plan further than this off the circles is said to cross wide (drift_figure_eight's largest
+lateral error)."""
+
+
 def cached_name(vehicle: str, left: DriftLqr) -> str:
     """Return the cache file's name for `left`'s transition on the car `vehicle` names."""
     d = design_keys(vehicle, left)
@@ -59,7 +64,11 @@ def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Tr
     os.close(handle)
     transition.save(fresh)
     os.replace(fresh, path)
-    print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: within '
-          f"{transition.measured['lateral_max_m']:.3f} m of the circles, the new side held "
-          f'{regain:.2f} s after the crossing', file=log, flush=True)
+    off = transition.measured['lateral_max_m']
+    print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: within {off:.3f} m of the '
+          f'circles, the new side held {regain:.2f} s after the crossing', file=log, flush=True)
+    if off > WIDE_M:
+        print(f'rally_sim: warning: the best plan found leaves the circles by {off:.2f} m '
+              f'(more than {WIDE_M:g} m): expect a lateral error of that order at each '
+              'crossing', file=log, flush=True)
     return transition, path
