@@ -112,6 +112,7 @@ class ViewServer:
                 loop.run_until_complete(self._listen())
             except Exception as error:  # noqa: B902  -- handed to start()'s caller
                 failure.append(error)
+                loop.close()
                 ready.set()
                 return
             ready.set()

@@ -49,7 +49,11 @@ def address(server) -> str:
 
 
 def run(coroutine):
-    return asyncio.new_event_loop().run_until_complete(coroutine)
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
 
 
 async def session_of(server, query='', headers=None, send=(), expect=1):

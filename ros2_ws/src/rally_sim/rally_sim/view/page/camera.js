@@ -67,15 +67,8 @@ export class Camera {
     this.span = Math.max(ymax - ymin, (xmax - xmin) * this.aspectInverse || 1) * 1.05;
   }
 
-  // Set the canvas's transform: world metres to pixels, the view's up the camera's heading.
-  apply(context, width, height) {
+  // The canvas's size: the whole stage fits it from above (painter.js places the view).
+  setAspect(width, height) {
     this.aspectInverse = height / width;
-    const scale = height / this.span;
-    context.setTransform(1, 0, 0, 1, 0, 0);
-    context.translate(width / 2, height / 2);
-    context.scale(scale, -scale);                  // y up, as the odom frame
-    context.rotate(-(this.angle - Math.PI / 2));   // the heading points up the screen
-    context.translate(-this.x, -this.y);
-    return scale;
   }
 }

@@ -125,8 +125,10 @@ class View {
     }
     const car = state && state.cars.length ? state.cars[Math.min(this.followed,
       state.cars.length - 1)] : null;
+    const width = this.canvas.clientWidth, height = this.canvas.clientHeight;
+    this.camera.setAspect(width, height);
     this.camera.update(car, this.carLength(), time / 1000);
-    this.world.draw(this.camera, state, time / 1000);
+    this.world.draw(this.camera, state, width, height);
     if (state) {
       this.hud.show(state, this.followed);
     }

@@ -1,6 +1,9 @@
 // The world as drawn: the ground picture (surfaces, relief, walls), the reference line,
 // skid marks and dust from each wheel's slip as the simulator reports it (reference 000,
-// section 9), the lidar's beams, the ghost of the best lap, and the cars.
+// section 9), the lidar's beams, the ghost of the best lap, and the cars. This keeps what
+// is seen; painter.js turns it into pixels, in a worker where the browser has one.
+
+import { Painter } from './painter.js';
 
 const SKID_SLIP = 0.2;          // a tyre marks the ground past this combined slip ...
 const SKID_FULL = 0.6;          // ... fully dark from this one
@@ -10,21 +13,32 @@ const MARKS_OPEN_M = 250;       // without a stage, marks are kept this far arou
 const DUST_PER_M = 1.2;         // particles per metre travelled, per unit of dust factor
 const DUST_LIFE_S = 1.6;
 const DUST_MAX = 1500;
-const ROLL_SHOWN = 8;           // the body's roll and pitch, shown this many times over
-const WHEEL_WIDTH_SHARE = 0.35; // a wheel's drawn width, of its diameter
 
 function slipOf(car, k) {
   return Math.hypot(car.slip_ratio[k], Math.tan(car.slip_angle[k]));
 }
 
+// The painter in a worker, given the canvas (or, without OffscreenCanvas, in this thread).
+function painterFor(canvas) {
+  if (canvas.transferControlToOffscreen && typeof Worker !== 'undefined') {
+    const worker = new Worker('/static/paint_worker.js', { type: 'module' });
+    const offscreen = canvas.transferControlToOffscreen();
+    worker.postMessage({ kind: 'canvas', canvas: offscreen }, [offscreen]);
+    return { post: (message, transfer) => worker.postMessage(message, transfer || []) };
+  }
+  const painter = new Painter(canvas);
+  return { post: (message) => painter.take(message) };
+}
+
 export class World {
   constructor(canvas) {
     this.canvas = canvas;
-    this.context = canvas.getContext('2d');
-    this.ground = null;          // { image, x0, y0, width_m, height_m, surfaces, dust }
+    this.painter = painterFor(canvas);
+    this.ground = null;          // { x0, y0, width_m, height_m, surfaces, dust } once drawn
     this.path = null;
-    this.marks = null;           // the skid marks' own canvas, world-aligned
+    this.marks = null;           // where the skid marks' canvas lies: world-aligned
     this.skidSegments = 0;
+    this.newSkids = [];          // [x0, y0, x1, y1, alpha] in the marks' pixels, not yet sent
     this.dust = [];
     this.cars = [];
     this.scans = {};
@@ -40,16 +54,22 @@ export class World {
     this.dust = [];
     this.previousWheels = {};
     this.scans = {};
-    if (scene.ground) {
-      const image = new Image();
-      const g = scene.ground;
-      image.onload = () => {
-        this.ground = Object.assign({ image, width_m: g.width_px / g.px_per_m,
-                                      height_m: g.height_px / g.px_per_m }, g);
-      };
-      image.src = `/ground.png?v=${scene.version}${location.search.replace('?', '&')}`;
-    }
+    this.version = scene.version;
+    this.painter.post({ kind: 'scene', path: scene.path });
+    if (scene.ground) this.loadGround(scene);
     this.makeMarks(scene.bounds);
+  }
+
+  async loadGround(scene) {
+    const g = scene.ground;
+    const response = await fetch(
+      `/ground.png?v=${scene.version}${location.search.replace('?', '&')}`);
+    const image = await createImageBitmap(await response.blob());
+    if (scene.version !== this.version) return;      // a newer scene came meanwhile
+    const ground = Object.assign({ width_m: g.width_px / g.px_per_m,
+                                   height_m: g.height_px / g.px_per_m }, g);
+    this.painter.post({ kind: 'ground', ground: Object.assign({ image }, ground) }, [image]);
+    this.ground = ground;
   }
 
   makeMarks(bounds) {
@@ -57,18 +77,21 @@ export class World {
     if (!bounds) { this.marks = null; return; }
     const [xmin, ymin, xmax, ymax] = bounds;
     const scale = Math.min(MARKS_PX_PER_M, MARKS_MAX_SIDE / Math.max(xmax - xmin, ymax - ymin, 1));
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.max(1, Math.ceil((xmax - xmin) * scale));
-    canvas.height = Math.max(1, Math.ceil((ymax - ymin) * scale));
-    this.marks = { canvas, context: canvas.getContext('2d'), x0: xmin, y0: ymin, scale };
+    this.marks = { width: Math.max(1, Math.ceil((xmax - xmin) * scale)),
+                   height: Math.max(1, Math.ceil((ymax - ymin) * scale)),
+                   x0: xmin, y0: ymin, scale };
+    this.newSkids = [];
+    this.painter.post({ kind: 'marks', marks: this.marks });
   }
 
   setCars(cars) {
     this.cars = cars;
+    this.painter.post({ kind: 'cars', cars });
   }
 
   setScan(scan) {
     this.scans[scan.car] = scan;
+    this.painter.post({ kind: 'scan', scan });
   }
 
   setGhost(ghost) {
@@ -109,15 +132,9 @@ export class World {
   skid(from, to, slip) {
     const m = this.marks;
     if (!m) return;
-    const ctx = m.context;
     const alpha = 0.25 + 0.5 * Math.min((slip - SKID_SLIP) / (SKID_FULL - SKID_SLIP), 1);
-    ctx.strokeStyle = `rgba(20, 18, 16, ${alpha.toFixed(3)})`;
-    ctx.lineWidth = Math.max(1, 0.22 * m.scale);
-    ctx.lineCap = 'round';
-    ctx.beginPath();
-    ctx.moveTo((from[0] - m.x0) * m.scale, m.canvas.height - (from[1] - m.y0) * m.scale);
-    ctx.lineTo((to[0] - m.x0) * m.scale, m.canvas.height - (to[1] - m.y0) * m.scale);
-    ctx.stroke();
+    this.newSkids.push((from[0] - m.x0) * m.scale, m.height - (from[1] - m.y0) * m.scale,
+                       (to[0] - m.x0) * m.scale, m.height - (to[1] - m.y0) * m.scale, alpha);
     this.skidSegments += 1;
   }
 
@@ -129,7 +146,7 @@ export class World {
     const factor = g.dust[car.surface[k]] || 0;
     if (factor <= 0) return;
     let count = step * DUST_PER_M * factor * (1 + 2 * Math.min(slip, 1));
-    const colour = g.surfaces[car.surface[k]] === 'snow' ? '245,245,250' : '200,180,140';
+    const colour = g.surfaces[car.surface[k]] === 'snow' ? 1 : 0;
     while (count > 0 && this.dust.length < DUST_MAX) {
       if (count < 1 && Math.random() > count) break;
       count -= 1;
@@ -146,156 +163,33 @@ export class World {
     this.dust = this.dust.filter((p) => p.age < DUST_LIFE_S);
   }
 
-  draw(camera, state, timeS) {
-    const canvas = this.canvas;
-    if (canvas.width !== canvas.clientWidth || canvas.height !== canvas.clientHeight) {
-      canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
-    }
-    const ctx = this.context;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.fillStyle = '#2a2d31';
-    ctx.fillRect(0, 0, canvas.width, canvas.height);
-    const scale = camera.apply(ctx, canvas.width, canvas.height);
-    const pixel = 1 / scale;
-    this.drawImage(this.ground, (g) => [g.x0, g.y0, g.width_m, g.height_m]);
-    this.drawImage(this.marks, (m) => [m.x0, m.y0, m.canvas.width / m.scale,
-                                       m.canvas.height / m.scale], true);
-    this.drawPath(pixel);
-    this.drawDust();
-    if (state) {
-      this.drawScans(state, pixel);
-      this.drawGhost(state, pixel);
-      state.cars.forEach((car, index) => this.drawCar(car, this.cars[index], pixel));
-    }
+  // Send the painter this frame: the camera, what moved, the new skid marks.
+  draw(camera, state, width, height) {
+    const dust = new Float64Array(this.dust.length * 5);
+    this.dust.forEach((p, k) => dust.set(
+      [p.x, p.y, p.size, 0.35 * (1 - p.age / DUST_LIFE_S), p.colour], 5 * k));
+    const skids = new Float32Array(this.newSkids);
+    this.newSkids = [];
+    const cars = state ? state.cars.map((c) => ({
+      name: c.name, x: c.x, y: c.y, yaw: c.yaw, roll: c.roll, pitch: c.pitch,
+      steer: c.steer, load: c.load })) : [];
+    this.painter.post({ kind: 'frame', width, height, dust, skids, cars,
+                        camera: { x: camera.x, y: camera.y, angle: camera.angle,
+                                  span: camera.span },
+                        ghost: state ? this.ghostBody(state) : null },
+                      [dust.buffer, skids.buffer]);
   }
 
-  drawImage(layer, placement, isMarks) {
-    if (!layer) return;
-    const ctx = this.context;
-    const [x0, y0, w, h] = placement(layer);
-    ctx.save();
-    ctx.translate(x0, y0 + h);
-    ctx.scale(1, -1);                   // the picture's rows run down from its top
-    ctx.imageSmoothingEnabled = !isMarks;
-    ctx.drawImage(isMarks ? layer.canvas : layer.image, 0, 0, w, h);
-    ctx.restore();
-  }
-
-  drawPath(pixel) {
-    if (!this.path || this.path.length < 2) return;
-    const ctx = this.context;
-    ctx.strokeStyle = 'rgba(255, 255, 255, 0.75)';
-    ctx.lineWidth = 2 * pixel;
-    ctx.setLineDash([8 * pixel, 8 * pixel]);
-    ctx.beginPath();
-    ctx.moveTo(this.path[0][0], this.path[0][1]);
-    for (const [x, y] of this.path) ctx.lineTo(x, y);
-    ctx.closePath();
-    ctx.stroke();
-    ctx.setLineDash([]);
-  }
-
-  drawDust() {
-    const ctx = this.context;
-    for (const p of this.dust) {
-      const alpha = 0.35 * (1 - p.age / DUST_LIFE_S);
-      ctx.fillStyle = `rgba(${p.colour}, ${alpha.toFixed(3)})`;
-      ctx.beginPath();
-      ctx.arc(p.x, p.y, p.size, 0, 2 * Math.PI);
-      ctx.fill();
-    }
-  }
-
-  drawScans(state, pixel) {
-    const ctx = this.context;
-    ctx.fillStyle = 'rgba(255, 60, 60, 0.9)';
-    for (const scan of Object.values(this.scans)) {
-      const [px, py, pyaw] = scan.pose;
-      const size = 3 * pixel;
-      scan.ranges.forEach((range, k) => {
-        if (range === null || !(range > 0)) return;
-        const a = pyaw + scan.angle_min + k * scan.angle_increment;
-        ctx.fillRect(px + range * Math.cos(a) - size / 2, py + range * Math.sin(a) - size / 2,
-                     size, size);
-      });
-    }
-  }
-
-  drawGhost(state, pixel) {
+  // Where the best lap's ghost is now, beside its car ({ x, y, yaw, index }), or null.
+  ghostBody(state) {
     const ghost = this.ghost;
-    if (!ghost) return;
+    if (!ghost) return null;
     const car = state.cars.find((c) => c.name === ghost.car);
-    const facts = this.cars.find((c) => c.name === ghost.car);
-    if (!car || !facts || car.lap_s === null || car.lap_s === undefined) return;
+    const index = this.cars.findIndex((c) => c.name === ghost.car);
+    if (!car || index < 0 || car.lap_s === null || car.lap_s === undefined) return null;
     const pose = ghostPose(ghost.line, car.lap_s);
-    if (!pose) return;
-    this.drawBody({ x: pose[0], y: pose[1], yaw: pose[2], roll: 0, pitch: 0 }, facts,
-                  'rgba(255, 255, 255, 0.35)', pixel);
+    return pose ? { x: pose[0], y: pose[1], yaw: pose[2], roll: 0, pitch: 0, index } : null;
   }
-
-  drawCar(car, facts, pixel) {
-    if (!facts) return;
-    this.drawBody(car, facts, facts.colour, pixel);
-    const ctx = this.context;
-    ctx.save();
-    ctx.translate(car.x, car.y);
-    ctx.rotate(car.yaw);
-    facts.wheels.forEach(([x, y], k) => {     // the front wheels at their steer angle
-      ctx.save();
-      ctx.translate(x, y);
-      ctx.rotate(car.steer[k] || 0);
-      ctx.fillStyle = car.load[k] > 0 ? '#111' : '#8cf';     // light blue: in the air
-      const r = facts.wheel_radius;
-      const w = Math.max(2 * r * WHEEL_WIDTH_SHARE, 2 * pixel);
-      ctx.fillRect(-r, -w / 2, 2 * r, w);
-      ctx.restore();
-    });
-    ctx.restore();
-    this.label(car, facts);
-  }
-
-  // The footprint, and a cabin shifted by the body's roll and pitch (shown ROLL_SHOWN times
-  // over): a car on springs leans out of a bend and dives under braking, as it really does.
-  drawBody(car, facts, colour, pixel) {
-    const ctx = this.context;
-    ctx.save();
-    ctx.translate(car.x, car.y);
-    ctx.rotate(car.yaw);
-    ctx.fillStyle = colour;
-    ctx.strokeStyle = 'rgba(0, 0, 0, 0.6)';
-    ctx.lineWidth = pixel;
-    polygon(ctx, facts.footprint);
-    ctx.fill();
-    ctx.stroke();
-    const height = facts.cabin_height;
-    const dx = ROLL_SHOWN * height * Math.sin(car.pitch || 0);
-    const dy = -ROLL_SHOWN * height * Math.sin(car.roll || 0);
-    ctx.fillStyle = 'rgba(255, 255, 255, 0.28)';
-    ctx.beginPath();
-    const [cx, cy, cl, cw] = facts.cabin;
-    ctx.rect(cx - cl / 2 + dx, cy - cw / 2 + dy, cl, cw);
-    ctx.fill();
-    ctx.restore();
-  }
-
-  // Each car's name beside it, upright on the screen whatever the camera's turn.
-  label(car, facts) {
-    if (this.cars.length < 2) return;
-    const ctx = this.context;
-    const at = ctx.getTransform().transformPoint(new DOMPoint(car.x, car.y));
-    ctx.save();
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.fillStyle = facts.colour;
-    ctx.font = '12px system-ui, sans-serif';
-    ctx.fillText(facts.label || car.name, at.x + 14, at.y - 14);
-    ctx.restore();
-  }
-}
-
-function polygon(ctx, points) {
-  ctx.beginPath();
-  points.forEach(([x, y], k) => (k ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-  ctx.closePath();
 }
 
 export function ghostPose(line, t) {
