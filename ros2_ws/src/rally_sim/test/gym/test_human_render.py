@@ -1,6 +1,9 @@
 """Gymnasium's render_mode 'human': the environment's car in the view's page, in a real browser."""
 
+import io
+
 import gymnasium
+from matplotlib import colors, image
 import numpy as np
 import pytest
 import rally_sim.gym  # noqa: F401  (registers the environments)
@@ -27,10 +30,16 @@ def test_the_human_render_shows_the_environment_s_car(env_id, tmp_path):
         assert shown['t'] == pytest.approx(0.5)
         assert (car['x'], car['y'], car['yaw']) == (state[X], state[Y], state[YAW])
         assert browser.value('rallyView.stats.frames') > 0
-        picture = browser.driver.get_screenshot_as_png()
-        assert len(picture) > 10_000                     # a frame drawn: stage, car, HUD
+        assert _painted(browser.driver.get_screenshot_as_png(), browser.value(
+            'rallyView.cars[0].colour')) > 50           # the car's body, drawn by the painter
         assert browser.errors() == []
     finally:
         browser.close()
         env.close()
     assert env.unwrapped._view is None                  # closed with the environment
+
+
+def _painted(png: bytes, colour: str) -> int:
+    """Count the screenshot's pixels of the car's colour (within 3 of 255 per channel)."""
+    pixels = image.imread(io.BytesIO(png), format='png')[:, :, :3]
+    return int(np.sum(np.all(np.abs(pixels - colors.to_rgb(colour)) < 3 / 255, axis=2)))
