@@ -40,6 +40,8 @@ from ...drive.person import DrivenState, PersonCommand
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 KEEPALIVE_S = 0.1
 """Unchanged commands are sent again this often [simulated s]."""
+PERIOD_S = 0.02
+"""A state's changed command waits this long after the last sent [simulated s]."""
 DEPTH = 1000
 """Commands kept for a subscriber slow to take them (a burst of lockstep states)."""
 
@@ -152,7 +154,9 @@ class Driving:
     def _due(self, part: str, value, t: float, changed_only: bool) -> bool:
         """Say whether a part of the commands (its value now) goes out; note what went when."""
         sent_t, sent = self.sent[part]
-        if changed_only and value == sent and t - sent_t < KEEPALIVE_S - 1e-9:
+        since = t - sent_t
+        if changed_only and since < KEEPALIVE_S - 1e-9 and (value == sent
+                                                           or since < PERIOD_S - 1e-9):
             return False
         self.sent[part] = (t, value)
         return True

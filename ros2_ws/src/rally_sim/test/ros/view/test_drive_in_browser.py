@@ -19,7 +19,7 @@ from rally_sim.drive.person import DrivenState
 from rally_sim.drive.steering import stick
 from rally_sim.physics import load_vehicle
 from rally_sim.resources import config_file, vehicle_path
-from rally_sim.ros.view.driving import KEEPALIVE_S
+from rally_sim.ros.view.driving import KEEPALIVE_S, PERIOD_S
 from rally_sim.world.stages import read_path
 from rclpy.parameter_client import AsyncParameterClient
 from selenium.webdriver.common.keys import Keys
@@ -85,10 +85,10 @@ def replayed(heard, inputs) -> tuple:
     """
     Return the steering and pedal commands a Person gives for the states heard and the inputs.
 
-    As the view sends them: a state's steering and its pedals each when they changed or
-    KEEPALIVE_S after they were last sent, an input's both, always (the inputs answered at
-    a state: the steering messages of its stamp beyond the state's own). While both
-    topics were heard whole.
+    As the view sends them: a state's steering and its pedals each when they changed and
+    PERIOD_S has passed since they were last sent, or KEEPALIVE_S after; an input's both,
+    always (the inputs answered at a state: the steering messages of its stamp beyond the
+    state's own). While both topics were heard whole.
     """
     person = Person(CarFacts.of(load_vehicle(vehicle_path(VEHICLE))))
     pending = list(inputs)
@@ -98,8 +98,9 @@ def replayed(heard, inputs) -> tuple:
     steers, pedals, sent, t_before = [], [], {}, None
 
     def due(part, value, t, always):
-        if always or part not in sent or value != sent[part][1] or \
-                t - sent[part][0] >= KEEPALIVE_S - 1e-9:
+        since = t - sent[part][0] if part in sent else math.inf
+        if always or since >= KEEPALIVE_S - 1e-9 or (
+                value != sent[part][1] and since >= PERIOD_S - 1e-9):
             sent[part] = (t, value)
             return True
         return False
