@@ -338,6 +338,7 @@ def main(argv=None) -> int:
                         help='where the page is pictured, 20 s into the drive')
     args = parser.parse_args(argv)
     os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
+    sys.setswitchinterval(0.001)    # the commands' subscriber not held up by the key script
     rclpy.init()
     node = rclpy.create_node('view_bench')
     executor = SingleThreadedExecutor()
