@@ -155,8 +155,8 @@ class Driving:
         """Say whether a part of the commands (its value now) goes out; note what went when."""
         sent_t, sent = self.sent[part]
         since = t - sent_t
-        if changed_only and since < KEEPALIVE_S - 1e-9 and (value == sent
-                                                           or since < PERIOD_S - 1e-9):
+        held = value == sent or since < PERIOD_S - 1e-9
+        if changed_only and held and since < KEEPALIVE_S - 1e-9:
             return False
         self.sent[part] = (t, value)
         return True
