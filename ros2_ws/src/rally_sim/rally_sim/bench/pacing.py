@@ -1,11 +1,14 @@
 """
 Real-time pacing measured side by side: the node's outputs against a bare rclpy timer.
 
-    python -m rally_sim.bench.pacing [--seconds S] [--only default|odom|scan|imu] [--busy-only]
+    python -m rally_sim.bench.pacing [--seconds S] [--only default|launch|odom|scan|imu]
+                                     [--busy-only]
 
-Four cases, each idle and then with one core kept busy by a spinning process:
+Five cases, each idle and then with one core kept busy by a spinning process:
 the node as the default launch starts it (its odometry at 100 Hz, the car
-standing, every default output on), the
+standing, every default output on), the default launch file itself through
+`ros2 launch` (the node beside robot_state_publisher; it needs a `ros2`
+command: a ROS 2 install, or RALLY_SIM_ROS_LAUNCH's kit under ./rally), the
 simulator's odometry at 100 Hz (the default car, ideal sensors, driving), the
 F1TENTH car's lidar scans at 40 Hz, and the typical profile's IMU at 100 Hz,
 each measurement published 5 ms after it is taken (its own instants, between
@@ -20,9 +23,12 @@ is asserted.
 """
 
 import argparse
+import os
+import shutil
 import subprocess
 import sys
 import time
+from typing import Optional
 
 from nav_msgs.msg import Odometry
 import numpy as np
@@ -34,6 +40,7 @@ from ..runtime.processes import die_with_parent
 
 CASES = {
     'default': (Odometry, 100.0, ()),
+    'launch': (Odometry, 100.0, ()),
     'odom': (Odometry, 100.0, ('command_timeout_s:=0.0', 'initial_speed:=10.0',
                                'sensors:=ideal', 'surface:=rally_stage')),
     'scan': (LaserScan, 40.0, ('vehicle:=f1tenth', 'surface:=track', 'sensors:=f1tenth',
@@ -43,7 +50,7 @@ CASES = {
 }
 """Each case: the message, its rate [Hz], the node's parameters. default: the node as the
 default launch starts it (its declared defaults, which config/rally_sim.yaml repeats)."""
-TOPICS = {'default': 'odom'}
+TOPICS = {'default': 'odom', 'launch': 'odom'}
 """The node's topic of a case not named as its topic."""
 TARGETS = ("targets (issue 48, 100 Hz, idle): std <= 1.0 ms and below the bare timer's, late "
            'and bursts <= 1 % each, spread <= 3 ms; busy: no worse than the bare timer; node '
@@ -89,12 +96,62 @@ def statistics_of(rows, period_s: float) -> dict:
             'spread_ms': float(np.percentile(lag_ms, 99) - np.percentile(lag_ms, 1))}
 
 
+LAUNCH = ('ros2', 'launch', 'rally_sim', 'rally_sim.launch.py')
+"""The launch case's command: the default launch file with its defaults."""
+
+
+def start_launch() -> subprocess.Popen:
+    """Start the default launch file as a user does (its processes in a group of their own)."""
+    return subprocess.Popen(LAUNCH, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def simulator_in(launch: subprocess.Popen, timeout_s: float = 60.0) -> Optional[int]:
+    """Return the pid of the simulator node the launch started (None: none came)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                with open(f'/proc/{pid}/cmdline', 'rb') as cmdline:
+                    words = cmdline.read().split(b'\0')
+                if os.getsid(int(pid)) == launch.pid and any(
+                        w.endswith(b'rally_sim_node') for w in words):
+                    return int(pid)
+            except OSError:
+                continue
+        time.sleep(0.5)
+    return None
+
+
+def stop_launch(launch: subprocess.Popen) -> None:
+    """Stop the launch as Ctrl-C does, then anything of its group left."""
+    launch.send_signal(2)
+    try:
+        launch.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(launch.pid, 9)
+        launch.wait()
+
+
 def measure(case: str, seconds: float, busy: bool) -> None:
     """Run the node and the bare timer side by side; print both rows."""
     kind, rate_hz, params = CASES[case]
+    if case == 'launch' and shutil.which('ros2') is None:
+        print('launch: not measured: no `ros2` command (a ROS 2 install has one; under ./rally, '
+              'RALLY_SIM_ROS_LAUNCH names a ros-launch kit that gives one)')
+        return
     spinner = subprocess.Popen([sys.executable, '-c', 'while True: pass'],
                                preexec_fn=die_with_parent) if busy else None
-    process = start_node(*params)
+    if case == 'launch':
+        launcher, process = start_launch(), None
+        pid = simulator_in(launcher)
+        if pid is None:
+            stop_launch(launcher)
+            print('launch: not measured: no simulator node came up within 60 s')
+            return
+    else:
+        launcher, process = None, start_node(*params)
+        pid = process.pid
     bare = subprocess.Popen([sys.executable, '-m', 'rally_sim.bench.pacing', '--bare', case],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=die_with_parent)
@@ -115,14 +172,17 @@ def measure(case: str, seconds: float, busy: bool) -> None:
             rclpy.spin_once(node, timeout_sec=0.05)
         for r in rows.values():
             r.clear()
-        cpu_before, start = cpu_seconds(process.pid), time.monotonic()
+        cpu_before, start = cpu_seconds(pid), time.monotonic()
         while time.monotonic() - start < seconds:
             rclpy.spin_once(node, timeout_sec=0.05)
-        cpu = (cpu_seconds(process.pid) - cpu_before) / (time.monotonic() - start)
+        cpu = (cpu_seconds(pid) - cpu_before) / (time.monotonic() - start)
     finally:
         node.destroy_node()
         stop_node(bare)
-        stop_node(process)
+        if launcher is not None:
+            stop_launch(launcher)
+        else:
+            stop_node(process)
         if spinner is not None:
             spinner.kill()
     print(f'{case} at {rate_hz:g} Hz, {"one core busy" if busy else "idle"}, {seconds:g} s:')
