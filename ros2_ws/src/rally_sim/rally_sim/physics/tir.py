@@ -5,10 +5,11 @@ A file is `[SECTION]` headers and `KEY = value` lines; `$` and `!` start
 comments (outside quotes), strings are quoted with ' or ", keys and
 sections are read in any case. What the reader takes:
 
-- [MODEL] FITTYP: 5 or 52 (MF 5.2, and PAC2002's key set, the same
-  equations), 61 (MF 6.1) or 62 (MF 6.2, the same steady-state equations);
-  another model (FITTYP 21, say) is refused. PROPERTY_FILE_FORMAT 'PAC2002'
-  without a FITTYP is read as MF 5.2.
+- [MODEL] FITTYP, as MFeval maps it: 6 or 21 (MF 5.2: MFeval's own MF 5.2
+  sample carries 6), 61 (MF 6.1) or 62 (MF 6.2, the same steady-state
+  equations); also 5 or 52 (MF 5.2, as Open-Car-Dynamics and PAC2002 files
+  write it); another code is refused, naming the key. PROPERTY_FILE_FORMAT
+  'PAC2002' without a FITTYP is read as MF 5.2.
 - [UNITS]: LENGTH, FORCE, MASS, TIME and PRESSURE in any unit of UNITS (any case, a
   plural too: 'Meters', 'seconds');
   the dimensioned keys (DIMENSIONED) are converted to SI. ANGLE must be
@@ -26,8 +27,10 @@ import math
 import re
 from typing import Dict, Optional, Tuple
 
-FITTYPS = {5: '5.2', 52: '5.2', 6: '6.1', 61: '6.1', 62: '6.2'}
+FITTYPS = {5: '5.2', 52: '5.2', 6: '5.2', 21: '5.2', 61: '6.1', 62: '6.2'}
 """FITTYP values read, and the Magic Formula version each means."""
+READ_CODES = '5, 6, 21 or 52: MF 5.2; 61: MF 6.1; 62: MF 6.2'
+"""The FITTYP codes read, as errors name them."""
 
 UNITS = {
     'LENGTH': {'meter': 1.0, 'metre': 1.0, 'm': 1.0, 'mm': 1e-3, 'millimeter': 1e-3,
@@ -210,12 +213,11 @@ def _version(path: str, values, strings, sections) -> str:
         if strings.get('PROPERTY_FILE_FORMAT', '').upper() == 'PAC2002':
             return '5.2'
         raise TirError(f'{path}: [MODEL] FITTYP missing: the Magic Formula version '
-                       '(5 or 52: MF 5.2, 61: MF 6.1, 62: MF 6.2) is not said')
+                       f'({READ_CODES}) is not said')
     fittyp = values['FITTYP']
     if fittyp not in FITTYPS:
         raise TirError(f"{path}: [{sections.get('FITTYP', 'MODEL')}] FITTYP = {fittyp:g}: "
-                       'not a Magic Formula this reads (5 or 52: MF 5.2, 61: MF 6.1, '
-                       '62: MF 6.2)')
+                       f'not a Magic Formula this reads ({READ_CODES})')
     return FITTYPS[int(fittyp)]
 
 

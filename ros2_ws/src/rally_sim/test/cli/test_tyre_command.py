@@ -36,11 +36,11 @@ def test_it_prints_the_peaks_and_writes_the_table_and_the_plot(tmp_path, capsys)
 def test_a_file_it_cannot_use_is_refused_with_the_reason(tmp_path, capsys):
     bad = tmp_path / 'other.tir'
     bad.write_text(open(MF52, encoding='utf-8').read().replace(
-        'FITTYP                   = 52', 'FITTYP = 21'), encoding='utf-8')
+        'FITTYP                   = 52', 'FITTYP = 7'), encoding='utf-8')
     assert main(['no_such.tir']) == 2
     assert 'cannot read tyre file no_such.tir' in capsys.readouterr().err
     assert main([str(bad)]) == 2
-    assert 'FITTYP = 21: not a Magic Formula this reads' in capsys.readouterr().err
+    assert 'FITTYP = 7: not a Magic Formula this reads' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize('args, message', [

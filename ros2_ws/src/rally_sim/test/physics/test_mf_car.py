@@ -107,7 +107,7 @@ def test_a_camber_without_a_tir_tyre_and_a_tir_on_a_bicycle_are_refused():
 
 
 @pytest.mark.parametrize('edit, message', [
-    (('FITTYP                   = 61', 'FITTYP = 21'), r'\[MODEL\] FITTYP = 21: not a Magic '
+    (('FITTYP                   = 61', 'FITTYP = 7'), r'\[MODEL\] FITTYP = 7: not a Magic '
      r'Formula'),
     (('PDY1                     = -0.990', 'PDY1 = nan'), r'\[LATERAL_COEFFICIENTS\] PDY1'),
     (('FNOMIN                   = 4000', 'FNOMIN = -4000'), r'\[VERTICAL\] FNOMIN = -4000: '

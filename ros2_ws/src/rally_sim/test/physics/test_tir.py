@@ -69,11 +69,18 @@ def test_unit_names_in_any_case_and_plural_are_read(tmp_path):
     assert read_tir(inches)['UNLOADED_RADIUS'] == pytest.approx(0.313 * 0.0254)
 
 
-@pytest.mark.parametrize('fittyp, version', [('5', '5.2'), ('52', '5.2'), ('6', '6.1'),
-                                             ('61', '6.1'), ('62', '6.2')])
+@pytest.mark.parametrize('fittyp, version', [('5', '5.2'), ('52', '5.2'), ('6', '5.2'),
+                                             ('21', '5.2'), ('61', '6.1'), ('62', '6.2')])
 def test_the_magic_formula_versions_read(tmp_path, fittyp, version):
     path = variant(tmp_path, 'FITTYP                   = 52', f'FITTYP = {fittyp}')
     assert read_tir(path).version == version
+
+
+def test_fittyp_6_and_21_are_mf_52_as_mfeval_reads_them(tmp_path):
+    for fittyp in ('6', '21'):                  # MFeval's own MF 5.2 sample carries 6
+        path = variant(tmp_path, 'FITTYP                   = 52', f'FITTYP = {fittyp}',
+                       f'fittyp_{fittyp}.tir')
+        assert read_tir(path).coefficients() == read_tir(MF52).coefficients()
 
 
 def test_a_pac2002_file_without_fittyp_is_mf_52(tmp_path):
@@ -87,8 +94,8 @@ def test_a_pac2002_file_without_fittyp_is_mf_52(tmp_path):
 
 
 @pytest.mark.parametrize('old, new, message', [
-    ('FITTYP                   = 52', 'FITTYP = 21',
-     '[MODEL] FITTYP = 21: not a Magic Formula this reads'),
+    ('FITTYP                   = 52', 'FITTYP = 7',
+     '[MODEL] FITTYP = 7: not a Magic Formula this reads'),
     ('PDY1                     = 1.05', 'PDY1 = nan', '[LATERAL_COEFFICIENTS] PDY1 = nan: not a '
      'finite number'),
     ('PDY1                     = 1.05', 'PDY1 = 1,05', "PDY1 = '1,05': not a number"),
