@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .lqr import DriftDesign, DriftLqr
+from .lqr import Act, DriftDesign, DriftLqr
 from .transition import Tracking, Transition
 from ...physics.config import VehicleConfig
 
@@ -117,6 +117,10 @@ class DriftFigureEight:
             return law.command_at(law.share(time_s), time_s >= self.design.entry_s,
                                   x, y, yaw, vx, vy, yaw_rate, rear_omega)
         return law.command_at(1.0, True, x, y, yaw, vx, vy, yaw_rate, rear_omega)
+
+    def act(self, *args) -> Act:
+        """Return command()'s answer as an Act (no handbrake; the held gear in driver mode)."""
+        return Act(*self.command(*args), 0.0, int(self.gear) if self.driver else None)
 
     def _planned(self, into_s: float, pose_state: Sequence[float], rear_omega: Sequence[float]):
         """Return the transition's inputs into_s into its window (mirrored from the left)."""

@@ -31,7 +31,7 @@ right-hand circle (negative radius) is the left one mirrored.
 import copy
 from dataclasses import dataclass, replace
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,6 +53,15 @@ STATES = ('vx', 'vy', 'yaw_rate', 'outside_m', 'course_rad', 'outside_integral_m
 distance outside the circle and of the sideslip error, so that a car unlike the one the law
 was designed on (grip, mass) still ends on the circle at the sideslip aimed at."""
 SCHEDULE_STEP_DEG = 1.0
+
+
+class Act(NamedTuple):
+    """A drift law's whole answer: steer [rad], drive, handbrake 0..1, gear (None: torque mode)."""
+
+    steer_rad: float
+    drive: object          # rear torques (rl, rr) [N m], or the throttle 0..1
+    handbrake: float
+    gear: Optional[int]    # driver mode: the gear (0 neutral)
 
 
 @dataclass
@@ -111,6 +120,9 @@ class DriftLqr:
         if ended or family[-1].limit:
             raise EquilibriumError(f'no drift to hold: {ended or family[-1].limit}')
         self.target = family[-1]
+        self.grip: Equilibrium = family[0]
+        """Where the family starts: grip driving at beta 0 (if traced.grip_found)."""
+        self.grip_found = traced.grip_found
         self.schedule: List[Point] = [self._point(e) for e in family]
         self.driver = self.solver.mode == DRIVER
         self.gear = self.solver.gear
@@ -330,9 +342,24 @@ class DriftLqr:
         return self.command_at(self.share(time_s), time_s >= self.design.entry_s,
                                x, y, yaw, vx, vy, yaw_rate, rear_omega)
 
+    def act(self, *args) -> Act:
+        """Return command()'s answer as an Act (no handbrake; the held gear in driver mode)."""
+        return Act(*self.command(*args), 0.0, int(self.gear) if self.driver else None)
+
     def command_at(self, share: float, integrate: bool, x: float, y: float, yaw: float,
                    vx: float, vy: float, yaw_rate: float, rear_omega: Sequence[float]):
         """command() at a share of the target sideslip; the integrals move if `integrate`."""
+        return self.actuate(*self.regulate(share, integrate, x, y, yaw, vx, vy, yaw_rate,
+                                           rear_omega), self.left)
+
+    def regulate(self, share: float, integrate: bool, x: float, y: float, yaw: float,
+                 vx: float, vy: float, yaw_rate: float, rear_omega: Sequence[float]):
+        """
+        Return the outer loop's answer: (steer, rear wheel speeds wanted, feed-forward drive, rear).
+
+        In the left-turn frame (a right-hand circle's state mirrored, its
+        rear spins swapped), before the inner loop (actuate()).
+        """
         rl, rr = rear_omega
         if not self.left:              # mirror a right-hand circle onto the left one
             cy = self.design.center_y_m
@@ -344,8 +371,8 @@ class DriftLqr:
             sideslip_error = math.atan2(vy, vx) - point.sideslip_rad
             self._integrals += self.design.control_period_s * np.array(
                 [errors[3], sideslip_error])
-        return self.actuate(point.steer_rad + correction[0], point.rear_omega + correction[1],
-                            point.drive, (rl, rr), self.left)
+        return (point.steer_rad + correction[0], point.rear_omega + correction[1], point.drive,
+                (rl, rr))
 
     def actuate(self, steer: float, wanted: np.ndarray, drive_ff: np.ndarray,
                 rear_omega: Sequence[float], left: bool):

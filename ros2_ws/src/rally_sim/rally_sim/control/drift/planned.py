@@ -1,5 +1,5 @@
 """
-A figure eight's transition planned on first use and cached, for any car, surface and radius.
+Drift plans made on first use and cached, for any car, surface and radius: transitions, entries.
 
 The drift controller's figure eight needs a planned transition
 (transition.py). A shipped or written file serves the cars it was planned
@@ -8,7 +8,8 @@ the first time (tens of seconds) and kept in the cache folder
 ($XDG_CACHE_HOME or ~/.cache, /rally_sim/transitions), named by what it was
 planned for and a hash of the vehicle file's values, so that an edited car
 is planned anew. Written to a temporary file and renamed into place, so that
-two processes planning at once never read half a file.
+two processes planning at once never read half a file. A drift entry
+(entry.py) is kept alike, in the folder entries/.
 """
 
 import hashlib
@@ -19,6 +20,7 @@ import tempfile
 import time
 from typing import Tuple
 
+from .entry import Entry, load_entry, plan_entry, PLAN_VERSION
 from .lqr import DriftLqr
 from .transition import describe, design_keys, design_transition, load_transition, Transition
 from ...physics.files import cache_folder
@@ -59,11 +61,7 @@ def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Tr
     if not math.isfinite(regain):
         raise ValueError(f'no transition found for {wanted}: the planned run never regains '
                          'the drift on the new side')
-    os.makedirs(folder, exist_ok=True)
-    handle, fresh = tempfile.mkstemp(prefix='.planning', suffix='.yaml', dir=folder)
-    os.close(handle)
-    transition.save(fresh)
-    os.replace(fresh, path)
+    keep(transition, path)
     off = transition.measured['lateral_max_m']
     print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: within {off:.3f} m of the '
           f'circles, the new side held {regain:.2f} s after the crossing', file=log, flush=True)
@@ -72,3 +70,42 @@ def planned_transition(vehicle: str, left: DriftLqr, log=sys.stderr) -> Tuple[Tr
               f'(more than {WIDE_M:g} m): expect a lateral error of that order at each '
               'crossing', file=log, flush=True)
     return transition, path
+
+
+def keep(plan, path: str) -> None:
+    """Write a plan (its save()) to path through a temporary file renamed into place."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    handle, fresh = tempfile.mkstemp(prefix='.planning', suffix='.yaml', dir=folder)
+    os.close(handle)
+    plan.save(fresh)
+    os.replace(fresh, path)
+
+
+def planned_entry(vehicle: str, law: DriftLqr, log=sys.stderr) -> Tuple[Entry, str]:
+    """
+    Return the law's drift entry and its file: from the cache, or planned now and cached.
+
+    Each family's result is logged as it is planned (the whole plan takes
+    up to a minute). ValueError when no family enters the drift.
+    """
+    path = os.path.join(cache_folder('entries', f'v{PLAN_VERSION}'), cached_name(vehicle, law))
+    if os.path.isfile(path):
+        return load_entry(path), path
+    wanted = describe(design_keys(vehicle, law))
+    print(f'rally_sim: planning the drift entry for {wanted} (once: up to a minute; kept in '
+          f'{path})', file=log, flush=True)
+    start = time.monotonic()
+
+    def progress(line: str) -> None:
+        print(f'rally_sim:   {time.monotonic() - start:.0f} s: {line}', file=log, flush=True)
+
+    entry = plan_entry(law, design_keys(vehicle, law), log=progress)
+    tried = ', '.join(f"{name} {'enters' if r['entered'] else 'does not enter'} (cost "
+                      f"{r['cost']:g})" for name, r in entry.measured['families'].items())
+    if not entry.measured['entered']:
+        raise ValueError(f'no drift entry found for {wanted}: {tried}')
+    keep(entry, path)
+    print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: {entry.family}, the lowest '
+          f'cost of those that enter ({tried})', file=log, flush=True)
+    return entry, path

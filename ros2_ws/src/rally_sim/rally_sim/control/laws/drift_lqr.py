@@ -2,12 +2,14 @@
 
 import math
 import os
+import sys
 from typing import Any, Dict, List, Union
 
 from . import Law, parameters, steering
 from ..drift.figure_eight import DriftFigureEight
 from ..drift.lqr import DriftDesign, DriftLqr
-from ..drift.planned import planned_transition
+from ..drift.entry import EnteringDrift, needs_plan
+from ..drift.planned import planned_entry, planned_transition
 from ..drift.transition import describe, design_keys, load_transition, Transition
 from ..interface import Pedals, WheelTorques
 from ..parameters import ParameterError, Spec
@@ -46,7 +48,15 @@ SPECS = {
     'gear': Spec(0, 'driver mode: the gear held (0: the highest with the clutch engaged at '
                  "the circle's speed)", 0, 12),
     'entry_s': Spec(DEFAULTS.entry_s, 'time over which the sideslip aimed at ramps up from '
-                    'grip driving [s]', 0.0, 120.0),
+                    'grip driving [s]; with a planned entry, the time driven in grip before '
+                    'it', 0.0, 120.0),
+    'entry': Spec('auto', 'circle: how the drift is entered from grip. ramp: the sideslip '
+                  'aimed at ramps up along the family of equilibria; planned: a technique '
+                  '(power-over, flick, handbrake, clutch kick) planned on the car\'s model '
+                  'and cached (up to a minute once); auto: planned where the ramp would not '
+                  'enter (a gap in the family, no grip driving at beta 0, or a simulated ramp '
+                  'that fails), the ramp otherwise',
+                  choices=('auto', 'ramp', 'planned')),
     'wheel_speed_bandwidth_rad_s': Spec(DEFAULTS.wheel_speed_bandwidth_rad_s,
                                         "the rear wheel speed loop's bandwidth [rad/s]",
                                         0.1, 100.0),
@@ -75,10 +85,31 @@ def law_of(p: Dict) -> Union[DriftLqr, DriftFigureEight]:
         raise ParameterError(f'parameters radius_m, sideslip_deg, vehicle and surface: '
                              f'{error}') from None
     if p['course'] == 'circle':
-        return law
+        return entered_by(p, law)
     transition = transition_of(p, law)
     return DriftFigureEight(config, p['surface'], design_of(p), math.radians(p['heading_deg']),
                             transition, left=law)
+
+
+def wants_plan(p: Dict, law: DriftLqr) -> bool:
+    """Return whether the parameters enter the circle's drift by a planned entry."""
+    if p['course'] != 'circle':
+        return False
+    return p['entry'] == 'planned' or (p['entry'] == 'auto' and bool(needs_plan(law)))
+
+
+def entered_by(p: Dict, law: DriftLqr, log=sys.stderr) -> Union[DriftLqr, EnteringDrift]:
+    """Return the law with the entry the parameters ask for (the ramp: the law itself)."""
+    if not wants_plan(p, law):
+        return law
+    try:
+        entry, _ = planned_entry(vehicle_name(p), law, log)
+    except ValueError as error:
+        if p['entry'] == 'planned':
+            raise ParameterError(f"parameter 'entry': {error}") from None
+        print(f'rally_sim: warning: {error}; entering by the ramp instead', file=log, flush=True)
+        return law
+    return EnteringDrift(law, entry)
 
 
 def vehicle_name(p: Dict) -> str:
@@ -113,15 +144,25 @@ def plan_ahead(given: Dict) -> str:
     Plan now the transition the parameters leave to first use; return its file ('' if none).
 
     For a runner that cannot wait on the controller's start (a scenario in
-    lockstep answers within 60 s). Parameters the law refuses return ''
-    (the controller says why when it starts); ValueError: no transition found.
+    lockstep answers within 60 s). A circle's planned entry is planned into
+    the cache likewise (the controller reads it there; '' is returned).
+    Parameters the law refuses return '' (the controller says why when it
+    starts); ValueError: no transition found.
     """
     try:
         p = parameters(SPECS, given)
-        if p['course'] != 'figure_eight' or p['transition'] or abs(p['radius_m']) < 1.0:
+        if p['transition'] or abs(p['radius_m']) < 1.0:
             return ''
         law = DriftLqr(load_vehicle(vehicle_path(p['vehicle'])), p['surface'], design_of(p))
     except (ConfigError, ParameterError, ValueError):
+        return ''
+    if wants_plan(p, law):             # into the cache, where the controller finds it
+        try:
+            planned_entry(vehicle_name(p), law)
+        except ValueError:
+            pass                       # the controller warns and takes the ramp
+        return ''
+    if p['course'] != 'figure_eight':
         return ''
     return planned_transition(vehicle_name(p), law)[1]
 
@@ -141,8 +182,11 @@ class DriftLqrLaw(Law):
         """Answer a state and its rear wheels' spins; time counts from the first state."""
         if self.start_ns is None:
             self.start_ns = stamp_ns
-        steer, drive = self.law.command((stamp_ns - self.start_ns) / 1e9, *state,
-                                        wheels.wheel_angular_speed[2:])
+        act = self.law.act((stamp_ns - self.start_ns) / 1e9, *state,
+                           wheels.wheel_angular_speed[2:])
         if self.law.driver:
-            return [steering(steer), Pedals(throttle=float(drive), gear=int(self.law.gear))]
-        return [steering(steer), WheelTorques([0.0, 0.0, float(drive[0]), float(drive[1])])]
+            return [steering(act.steer_rad), Pedals(throttle=float(act.drive),
+                                                    handbrake=act.handbrake, gear=act.gear)]
+        return [steering(act.steer_rad),
+                WheelTorques([0.0, 0.0, float(act.drive[0]), float(act.drive[1])],
+                             handbrake=act.handbrake)]
