@@ -45,7 +45,7 @@ RAMPED_DEG = 0.5
 RAMPED_SHARE = 0.01
 """needs_plan(): the ramp's run lasts entry_s and this long, and ends this close to the drift."""
 KNOTS = 11
-PLAN_VERSION = 2
+PLAN_VERSION = 3
 """Raised when the planner changes, so that cached entries are planned anew."""
 REFINED = 2
 """The families whose best starts cost least that Levenberg-Marquardt refines (plan_entry)."""
@@ -53,6 +53,8 @@ ITERATIONS = 12
 """Levenberg-Marquardt's iterations from a start at most."""
 HOLD_SHARE = 0.6
 """Grip driving before the entry at this share of sqrt(mu g R) (GripHold)."""
+GRIP_SHARE = 0.95
+"""... or at this share of the speed of grip driving at beta 0, where the family has it."""
 HOLD_INTEGRAL_RAD_S = 1.0
 """GripHold's speed loop: its integral's rate [1/s] on a 2.4 m wheelbase (scale_s)."""
 HOLD_MAX_S = 30.0
@@ -167,7 +169,8 @@ class GripHold:
     The state a planned entry starts from. On a tight circle grip driving
     has a positive sideslip (the CG's velocity points inside the rear axle's
     heading), which the family from beta 0 may not reach; this law drives it
-    anyway, slowly enough (HOLD_SHARE of sqrt(mu g R)) to stay in grip.
+    anyway, slowly enough (HOLD_SHARE of sqrt(mu g R)) to stay in grip; on a
+    car with grip driving at beta 0, at GRIP_SHARE of that speed if faster.
     """
 
     def __init__(self, law: DriftLqr):
@@ -179,6 +182,8 @@ class GripHold:
         self.half_track = p.half_track_m
         grip = float(np.mean(law.vehicle.friction)) * p.gravity_m_s2
         self.speed_m_s = HOLD_SHARE * math.sqrt(grip * law.radius_m)
+        if law.grip_found and not law.grip.limit:      # grip driving at beta 0: near it
+            self.speed_m_s = max(self.speed_m_s, GRIP_SHARE * law.grip.speed_m_s)
         self.reset()
 
     def reset(self) -> None:

@@ -101,11 +101,18 @@ def planned_entry(vehicle: str, law: DriftLqr, log=sys.stderr) -> Tuple[Entry, s
         print(f'rally_sim:   {time.monotonic() - start:.0f} s: {line}', file=log, flush=True)
 
     entry = plan_entry(law, design_keys(vehicle, law), log=progress)
-    tried = ', '.join(f"{name} {'enters' if r['entered'] else 'does not enter'} (cost "
-                      f"{r['cost']:g})" for name, r in entry.measured['families'].items())
+    tried = ', '.join(said(name, r) for name, r in entry.measured['families'].items())
     if not entry.measured['entered']:
         raise ValueError(f'no drift entry found for {wanted}: {tried}')
     keep(entry, path)
     print(f'rally_sim: planned in {time.monotonic() - start:.0f} s: {entry.family}, the lowest '
           f'cost of those that enter ({tried})', file=log, flush=True)
     return entry, path
+
+
+def said(family: str, result: dict) -> str:
+    """Return a family's result (plan_entry's measured['families']) in words."""
+    if not result.get('refined'):
+        return f"{family} not refined (start cost {result['start_cost']:g})"
+    return (f"{family} {'enters' if result['entered'] else 'does not enter'} (cost "
+            f"{result['cost']:g})")
