@@ -31,7 +31,7 @@ import numpy as np
 import yaml
 
 from .lqr import Act, DriftLqr
-from ...physics.model import OMEGA, STEER, VX, VY, X, Y, YAW, YAW_RATE
+from ...physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from ...physics.vehicle import Command, DriverCommand
 
 FAMILIES = ('power_over', 'flick', 'handbrake', 'clutch_kick')
@@ -88,7 +88,7 @@ class Entry:
         return float(self.knot_times_s[-1])
 
     def inputs(self, time_s: float) -> Tuple[float, float, float, bool]:
-        """Return (steer offset [rad], wheel speed offset [rad/s], handbrake, neutral) time_s in."""
+        """Return (steer offset [rad], wheel speed offset [rad/s], handbrake, neutral) at t."""
         t = self.knot_times_s
         return (float(np.interp(time_s, t, self.steer_offset_rad)),
                 float(np.interp(time_s, t, self.wheel_speed_offset_rad_s)),
@@ -98,7 +98,8 @@ class Entry:
     def save(self, path: str) -> None:
         """Write the entry as YAML."""
         tree = {'design': dict(self.design), 'family': self.family,
-                'knot_times_s': self.knot_times_s.tolist(), 'steer_offset_rad': self.steer_offset_rad.tolist(),
+                'knot_times_s': self.knot_times_s.tolist(),
+                'steer_offset_rad': self.steer_offset_rad.tolist(),
                 'wheel_speed_offset_rad_s': self.wheel_speed_offset_rad_s.tolist(),
                 'handbrake': self.handbrake.tolist(), 'neutral_s': list(self.neutral_s),
                 'start': [float(v) for v in self.start], 'measured': dict(self.measured)}

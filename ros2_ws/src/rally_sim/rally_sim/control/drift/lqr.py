@@ -355,7 +355,7 @@ class DriftLqr:
     def regulate(self, share: float, integrate: bool, x: float, y: float, yaw: float,
                  vx: float, vy: float, yaw_rate: float, rear_omega: Sequence[float]):
         """
-        Return the outer loop's answer: (steer, rear wheel speeds wanted, feed-forward drive, rear).
+        Return the outer loop's answer: (steer, rear wheel speeds wanted, drive, rear spins).
 
         In the left-turn frame (a right-hand circle's state mirrored, its
         rear spins swapped), before the inner loop (actuate()).

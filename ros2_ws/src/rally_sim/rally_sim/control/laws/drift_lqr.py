@@ -6,9 +6,9 @@ import sys
 from typing import Any, Dict, List, Union
 
 from . import Law, parameters, steering
+from ..drift.entry import EnteringDrift, needs_plan
 from ..drift.figure_eight import DriftFigureEight
 from ..drift.lqr import DriftDesign, DriftLqr
-from ..drift.entry import EnteringDrift, needs_plan
 from ..drift.planned import planned_entry, planned_transition
 from ..drift.transition import describe, design_keys, load_transition, Transition
 from ..interface import Pedals, WheelTorques
@@ -52,7 +52,7 @@ SPECS = {
                     'it', 0.0, 120.0),
     'entry': Spec('auto', 'circle: how the drift is entered from grip. ramp: the sideslip '
                   'aimed at ramps up along the family of equilibria; planned: a technique '
-                  '(power-over, flick, handbrake, clutch kick) planned on the car\'s model '
+                  "(power-over, flick, handbrake, clutch kick) planned on the car's model "
                   'and cached (up to a minute once); auto: planned where the ramp would not '
                   'enter (a gap in the family, no grip driving at beta 0, or a simulated ramp '
                   'that fails), the ramp otherwise',

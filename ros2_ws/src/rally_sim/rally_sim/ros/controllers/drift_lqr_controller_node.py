@@ -24,6 +24,7 @@ from .odometry import planar_state, stamp_ns
 from .state_pairs import OdometryWithWheels
 from ..command_messages import message_of
 from ..parameters import declare
+from ...control.drift.entry import EnteringDrift
 from ...control.drift.figure_eight import DriftFigureEight
 from ...control.interface import WheelState
 from ...control.laws.drift_lqr import DriftLqrLaw, SPECS
@@ -50,10 +51,17 @@ class DriftLqrNode(Node):
             f"holding {p['vehicle']}'s equilibrium on {p['surface']}: R {p['radius_m']:g} m, "
             f'beta {math.degrees(target.sideslip_rad):.1f} deg, {target.speed_m_s:.2f} m/s, '
             f'steer {math.degrees(target.steer_rad):.1f} deg{gear}')
-        if self.law_entry_note():
+        if isinstance(self.law, EnteringDrift):
+            entry = self.law.entry
+            self.get_logger().info(
+                f'entering by a planned {entry.family.replace("_", " ")} from grip driving at '
+                f'{entry.start[0]:.2f} m/s (after entry_s, once the car is there): '
+                f'{self.law.entry_note or "the ramp would not enter"}')
+        elif self.law_entry_note():
             self.get_logger().warning(
                 f'{self.law_entry_note()}. This controller holds the drift once the car is in '
-                'it; from grip driving it may not get there, and may spin')
+                'it; from grip driving it may not get there, and may spin (entry:=planned '
+                'plans a way in)')
 
     def law_entry_note(self) -> str:
         """Return why the car may not get from grip into the drift ('' when it can)."""

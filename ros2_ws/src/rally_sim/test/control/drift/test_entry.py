@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import yaml
-
 from rally_sim.bench.drift_entry import check_car
 from rally_sim.campaign.inprocess import run_scenario
 from rally_sim.control.drift import entry as entries
@@ -23,6 +21,7 @@ from rally_sim.random_cars import random_car, tightest_radius_m
 from rally_sim.resources import config_file
 from rally_sim.scenarios.spec import load_scenario
 from support.vehicles import vehicle, vehicle_file
+import yaml
 
 
 def users_car() -> dict:
@@ -43,7 +42,7 @@ def users_car() -> dict:
 
 @pytest.fixture(scope='module')
 def small_car():
-    """A 1/10-scale-like random car (seed 11, wheelbase 0.42 m) whose family has no grip start."""
+    """Return a 1/10-scale-like random car (seed 11, 0.42 m wheelbase), no grip at beta 0."""
     tree, _, mode = random_car(11)
     radius = 1.3 * tightest_radius_m(tree)
     law = DriftLqr(from_mapping(tree), 'gravel', DriftDesign(
