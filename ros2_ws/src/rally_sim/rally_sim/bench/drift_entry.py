@@ -2,6 +2,7 @@
 Into the drift on any car: seeded random rear-drive cars enter and hold a drift from grip.
 
     python -m rally_sim.bench.drift_entry [--cars 100] [--first 0] [--sideslip-deg -20]
+                                          [--entry auto|ramp|planned]
 
 Each car (rally_sim/random_cars.py: 1/10 scale to rally cars, open,
 clutch-pack and locked differentials, torque and driver modes) drives on
@@ -17,6 +18,7 @@ listed with its reason. Plans are made here, not read from the cache.
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from typing import Dict
@@ -46,14 +48,14 @@ SIDESLIP_RMS_DEG = 0.5
 RADIUS_RMS_SHARE = 0.01
 
 
-def law_of(seed: int, sideslip_deg: float):
-    """Return (vehicle tree, circle radius, the law as auto would enter it) of a random car."""
+def law_of(seed: int, sideslip_deg: float, entry: str = 'auto'):
+    """Return (vehicle tree, circle radius, the law as `entry` would enter it) of a random car."""
     tree, _, mode = random_car(seed)
     radius = RADIUS_SHARE * tightest_radius_m(tree)
     config = from_mapping(tree)
     law = DriftLqr(config, 'gravel', DriftDesign(
         radius_m=radius, sideslip_rad=math.radians(sideslip_deg), mode=mode, entry_s=HOLD_S))
-    if needs_plan(law):
+    if entry == 'planned' or (entry == 'auto' and needs_plan(law)):
         entry = plan_entry(law, design_keys(tree['name'], law))
         if not entry.measured['entered']:
             raise EquilibriumError('no planned entry enters: ' + ', '.join(
@@ -86,14 +88,14 @@ def drive(tree: Dict, radius: float, law) -> np.ndarray:
     return np.array(rows)
 
 
-def check_car(seed: int, sideslip_deg: float = -20.0) -> Dict:
+def check_car(seed: int, sideslip_deg: float = -20.0, entry: str = 'auto') -> Dict:
     """Return one car's result: passed, the errors, the entry used and why it failed."""
     start = time.monotonic()
     tree, _, mode = random_car(seed)
     result = {'seed': seed, 'mode': mode, 'differential': tree['differential']['rear']['type'],
               'wheelbase_m': round(tree['cg_to_front_axle_m'] + tree['cg_to_rear_axle_m'], 3)}
     try:
-        tree, radius, law = law_of(seed, sideslip_deg)
+        tree, radius, law = law_of(seed, sideslip_deg, entry)
     except EquilibriumError as error:
         return dict(result, passed=False, reason=str(error), seconds=time.monotonic() - start)
     planned = isinstance(law, EnteringDrift)
@@ -119,11 +121,13 @@ def main(argv=None) -> int:
     parser.add_argument('--cars', type=int, default=100)
     parser.add_argument('--first', type=int, default=0)
     parser.add_argument('--sideslip-deg', type=float, default=-20.0)
+    parser.add_argument('--entry', choices=('auto', 'ramp', 'planned'), default='auto',
+                        help="the controller's entry parameter (ramp: as before planned entries)")
     parser.add_argument('--out', default='out/drift_entry.json')
     args = parser.parse_args(argv)
     results = []
     for seed in range(args.first, args.first + args.cars):
-        result = check_car(seed, args.sideslip_deg)
+        result = check_car(seed, args.sideslip_deg, args.entry)
         results.append(result)
         print(json.dumps(result), flush=True)
     passed = sum(r['passed'] for r in results)
@@ -137,7 +141,6 @@ def main(argv=None) -> int:
         if not r['passed']:
             print(f"  seed {r['seed']}: {r['reason']}")
     try:
-        import os
         os.makedirs(os.path.dirname(args.out) or '.', exist_ok=True)
         with open(args.out, 'w', encoding='utf-8') as out:
             json.dump(results, out, indent=1)

@@ -595,16 +595,14 @@ def needs_plan(law: DriftLqr) -> str:
     """
     Return why the law's ramp will not enter its drift ('': it will, auto takes the ramp).
 
-    A gap in the family, no grip driving at beta 0 or grip driving beyond
-    the car's limits; else the ramp is simulated from grip driving on the
-    circle (entry_s and RAMP_CHECK_S more) and must end in the drift.
+    A gap in the family or no grip driving at beta 0; else the ramp is
+    simulated from grip driving on the circle (entry_s and RAMP_CHECK_S
+    more) and must end in the drift.
     """
     if not law.grip_found:
         return 'no grip driving at beta 0 on this circle'
     if law.entry_note:
         return law.entry_note.split(':')[0]
-    if law.grip.limit:
-        return f'grip driving at beta 0 is beyond a limit: {law.grip.limit}'
     rows = ramp_run(law, law.design.entry_s + RAMP_CHECK_S)
     if not entered(rows, law, RAMPED_DEG, RAMPED_SHARE):
         return 'the ramp from grip driving does not end in the drift (simulated)'
