@@ -45,7 +45,7 @@ RAMPED_DEG = 0.5
 RAMPED_SHARE = 0.01
 """needs_plan(): the ramp's run lasts entry_s and this long, and ends this close to the drift."""
 KNOTS = 11
-PLAN_VERSION = 3
+PLAN_VERSION = 4
 """Raised when the planner changes, so that cached entries are planned anew."""
 REFINED = 2
 """The families whose best starts cost least that Levenberg-Marquardt refines (plan_entry)."""
@@ -59,9 +59,9 @@ HOLD_INTEGRAL_RAD_S = 1.0
 """GripHold's speed loop: its integral's rate [1/s] on a 2.4 m wheelbase (scale_s)."""
 HOLD_MAX_S = 30.0
 """The planner's run drives in grip until it settles, or this long."""
-SETTLED_S = 0.5
-SETTLED_SPEED_SHARE = 2e-3
-SETTLED_SIDESLIP_RAD = math.radians(0.05)
+SETTLED_S = 2.0
+SETTLED_SPEED_SHARE = 1e-3
+SETTLED_SIDESLIP_RAD = math.radians(0.02)
 """Settled grip: the speed and sideslip SETTLED_S apart agree within these."""
 START_SPEED_SHARE = 0.01
 START_SIDESLIP_RAD = math.radians(0.5)
@@ -370,7 +370,8 @@ class EnteringDrift:
         Return the answer (steer, drive, handbrake, gear) to a CG state; see DriftLqr.command.
 
         The window opens once entry_s has passed and the car's speed and
-        sideslip are the plan's start's (START_SPEED_SHARE, START_SIDESLIP_RAD).
+        sideslip are the plan's start's (START_SPEED_SHARE, START_SIDESLIP_RAD),
+        or HOLD_MAX_S after entry_s at the latest.
         """
         if time_s < self._last_time_s:
             self.reset()
@@ -380,9 +381,10 @@ class EnteringDrift:
         my, myaw, mvy = y, yaw, vy
         if not law.left:
             my, myaw, mvy, rl, rr = 2.0 * law.design.center_y_m - y, -yaw, -vy, rr, rl
-        if self.window_start_s is None and time_s >= law.design.entry_s and close_to(
+        if self.window_start_s is None and time_s >= law.design.entry_s and (close_to(
                 (math.hypot(vx, vy), math.atan2(mvy, vx)), self.entry.start,
-                START_SPEED_SHARE, START_SIDESLIP_RAD):
+                START_SPEED_SHARE, START_SIDESLIP_RAD)
+                or time_s >= law.design.entry_s + HOLD_MAX_S):
             self.window_start_s = time_s
         if self.window_start_s is None:
             steer, drive = self.hold.command(x, my, myaw, math.hypot(vx, vy), (rl, rr), law.left)
