@@ -1,0 +1,217 @@
+"""
+Reference 000's rally techniques as open-loop driver inputs, each beside a control run. ROS-free.
+
+Reference 000 lists the techniques rally drivers use and says they must
+emerge from the physics, with no special-case code. Each one here is a
+scripted DriverCommand schedule on a shipped car with a drivetrain, run on
+the four-wheel model together with a control run: the same car, the same
+corner, the same speed, without the technique. Its signature is the
+measured difference the technique is for:
+
+- scandinavian_flick: a larger sideslip at the apex than the same turn-in
+  without the flick;
+- left_foot_braking: front axle load and yaw rate up against throttle alone
+  (the path's curvature too: the brake also slows the car);
+- trail_braking: more front lateral force available at turn-in (front
+  axle load) than braking in a straight line first;
+- handbrake_hairpin: a tighter turn than the same hairpin without it;
+- power_oversteer: the sideslip growing with throttle at a fixed steer
+  (rear drive);
+- lift_off_oversteer: a yaw-rate overshoot when the throttle lifts mid-corner
+  against the throttle held (front, rear and all-wheel drive).
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import Callable, Dict, List
+
+import numpy as np
+
+from ..physics import Surface, Vehicle
+from ..physics.model import VX, VY, YAW, YAW_RATE
+from ..physics.config import load_vehicle
+from ..physics.vehicle import DriverCommand
+from ..resources import vehicle_path
+
+PERIOD_S = 0.01
+"""The inputs' period and the rows' (the physics steps at the car's dt within)."""
+ROW = ('t', 'x', 'y', 'yaw', 'speed', 'sideslip', 'yaw_rate', 'front_load', 'front_fy')
+Schedule = Callable[[float], DriverCommand]
+
+
+@dataclass
+class Run:
+    """One simulated run: its rows (ROW) and what it was."""
+
+    name: str
+    rows: np.ndarray
+
+    def column(self, name: str) -> np.ndarray:
+        """Return one of ROW's columns."""
+        return self.rows[:, ROW.index(name)]
+
+    def at(self, name: str, time_s: float) -> float:
+        """Return a column's value at the row nearest time_s."""
+        return float(self.column(name)[int(np.argmin(np.abs(self.column('t') - time_s)))])
+
+
+@dataclass
+class Result:
+    """A technique against its control run: the signature, and whether it emerged."""
+
+    technique: str
+    vehicle: str
+    runs: List[Run]
+    signature: Dict[str, float] = field(default_factory=dict)
+    emerged: bool = False
+    says: str = ''
+
+
+def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
+             surface: str = 'gravel', name: str = '') -> Run:
+    """Return the rows of a car started straight at speed_m_s and driven by `schedule`."""
+    config = load_vehicle(vehicle_path(vehicle))
+    car = Vehicle(config, Surface.uniform(surface))
+    car.reset(vx=speed_m_s)
+    dt = float(config['dt'])
+    substeps = max(1, round(PERIOD_S / dt))
+    rows = []
+    for k in range(int(round(seconds / PERIOD_S))):
+        car.set_command(schedule(k * PERIOD_S))
+        car.advance(substeps, PERIOD_S / substeps)
+        s, wheels = car.state, car.wheels()
+        vx, vy = float(s[VX]), float(s[VY])
+        rows.append(((k + 1) * PERIOD_S, float(s[0]), float(s[1]), float(s[YAW]),
+                     math.hypot(vx, vy), math.atan2(vy, vx), float(s[YAW_RATE]),
+                     float(wheels.normal_load_n[0] + wheels.normal_load_n[1]),
+                     float(wheels.force_y_n[0] + wheels.force_y_n[1])))
+    return Run(name, np.array(rows))
+
+
+def ramp(t: float, start_s: float, length_s: float) -> float:
+    """Return 0 before start_s, 1 after start_s + length_s, linear between."""
+    return min(max((t - start_s) / length_s, 0.0), 1.0)
+
+
+def scandinavian_flick(vehicle: str = 'rwd_gravel', speed_m_s: float = 14.0,
+                       into_deg: float = 8.0, away_deg: float = 8.0,
+                       throttle: float = 0.2) -> Result:
+    """Turn in with a flick away first, and without it; the apex's sideslip (first 1.5 s)."""
+    turn_s, into = 1.0, math.radians(into_deg)
+
+    def flick(t: float) -> DriverCommand:
+        away = -math.radians(away_deg) * (ramp(t, turn_s - 0.6, 0.2) - ramp(t, turn_s - 0.2, 0.2))
+        return DriverCommand(steer_rad=away + into * ramp(t, turn_s, 0.25), throttle=throttle)
+
+    def plain(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=into * ramp(t, turn_s, 0.25), throttle=throttle)
+    runs = [simulate(vehicle, speed_m_s, flick, 3.0, name='flick'),
+            simulate(vehicle, speed_m_s, plain, 3.0, name='control')]
+    apex = [float(np.max(np.abs(r.column('sideslip')[r.column('t') > turn_s]))) for r in runs]
+    return Result('scandinavian_flick', vehicle, runs, {
+        'apex_sideslip_deg': math.degrees(apex[0]),
+        'control_apex_sideslip_deg': math.degrees(apex[1])}, apex[0] > apex[1])
+
+
+def left_foot_braking(vehicle: str = 'fwd_hatchback', speed_m_s: float = 12.0,
+                      steer_deg: float = 6.0, throttle: float = 0.3,
+                      brake: float = 0.15) -> Result:
+    """Mid-corner, brake lightly with the throttle held, against the throttle alone."""
+    steer, press_s = math.radians(steer_deg), 3.0
+
+    def braked(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5), throttle=throttle,
+                             brake=brake * ramp(t, press_s, 0.1))
+
+    def plain(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5), throttle=throttle)
+    runs = [simulate(vehicle, speed_m_s, braked, 4.0, name='left-foot braking'),
+            simulate(vehicle, speed_m_s, plain, 4.0, name='control')]
+    when = press_s + 0.3
+    load = [r.at('front_load', when) for r in runs]
+    yaw = [abs(r.at('yaw_rate', when)) for r in runs]
+    curvature = [y / r.at('speed', when) for y, r in zip(yaw, runs)]
+    return Result('left_foot_braking', vehicle, runs, {
+        'front_load_n': load[0], 'control_front_load_n': load[1],
+        'yaw_rate_rad_s': yaw[0], 'control_yaw_rate_rad_s': yaw[1],
+        'curvature_1_m': curvature[0], 'control_curvature_1_m': curvature[1]},
+        load[0] > load[1] and yaw[0] > yaw[1])
+
+
+def trail_braking(vehicle: str = 'rwd_gravel') -> Result:
+    """Turn in while still braking, against braking in a straight line first."""
+    turn_s, steer = 1.2, math.radians(10.0)
+
+    def trailed(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, turn_s, 0.3),
+                             brake=0.5 * (1.0 - ramp(t, turn_s, 0.6)) * ramp(t, 0.2, 0.1),
+                             gear=2)
+
+    def straight(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, turn_s, 0.3),
+                             brake=0.5 * ramp(t, 0.2, 0.1) * (t < turn_s - 0.3), gear=2)
+    runs = [simulate(vehicle, 16.0, trailed, 3.0, name='trail braking'),
+            simulate(vehicle, 16.0, straight, 3.0, name='control')]
+    load = [r.at('front_load', turn_s + 0.15) for r in runs]
+    return Result('trail_braking', vehicle, runs, {
+        'front_load_at_turn_in_n': load[0], 'control_front_load_at_turn_in_n': load[1]},
+        load[0] > load[1])
+
+
+def handbrake_hairpin(vehicle: str = 'rwd_gravel') -> Result:
+    """A hairpin at 12 m/s with full lock: a handbrake pull at turn-in, and none."""
+    lock = load_vehicle(vehicle_path(vehicle))['steering.max_angle_rad']
+
+    def pulled(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=lock * ramp(t, 0.5, 0.3),
+                             handbrake=float(0.5 <= t < 1.3), gear=2)
+
+    def plain(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=lock * ramp(t, 0.5, 0.3), gear=2)
+    runs = [simulate(vehicle, 12.0, pulled, 3.0, name='handbrake'),
+            simulate(vehicle, 12.0, plain, 3.0, name='control')]
+    turned = [abs(r.at('yaw', 2.5)) for r in runs]
+    return Result('handbrake_hairpin', vehicle, runs, {
+        'heading_change_deg': math.degrees(turned[0]),
+        'control_heading_change_deg': math.degrees(turned[1])}, turned[0] > turned[1])
+
+
+def power_oversteer(vehicle: str = 'rwd_gravel',
+                    throttles=(0.15, 0.2, 0.25, 0.3, 0.35)) -> Result:
+    """A fixed steer at 10 m/s, each throttle held: the sideslip after 2 s of it."""
+    steer = math.radians(10.0)
+    runs = []
+    for throttle in throttles:
+        def schedule(t: float, throttle=throttle) -> DriverCommand:
+            return DriverCommand(steer_rad=steer * ramp(t, 0.3, 0.3),
+                                 throttle=0.15 + (throttle - 0.15) * ramp(t, 1.0, 0.3), gear=2)
+        runs.append(simulate(vehicle, 10.0, schedule, 3.0, name=f'throttle {throttle:g}'))
+    sideslip = [abs(r.at('sideslip', 3.0)) for r in runs]
+    return Result('power_oversteer', vehicle, runs, {
+        f'sideslip_deg_at_throttle_{t:g}': math.degrees(b) for t, b in zip(throttles, sideslip)},
+        bool(np.all(np.diff(sideslip) > 0.0)))
+
+
+def lift_off_oversteer(vehicle: str = 'fwd_hatchback', speed_m_s: float = 13.0,
+                       steer_deg: float = 6.0, throttle: float = 0.3) -> Result:
+    """Mid-corner on part throttle, the throttle lifted, against the throttle held."""
+    steer, lift_s = math.radians(steer_deg), 3.0
+
+    def lifted(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5),
+                             throttle=throttle * (1.0 - ramp(t, lift_s, 0.05)))
+
+    def held(t: float) -> DriverCommand:
+        return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5), throttle=throttle)
+    runs = [simulate(vehicle, speed_m_s, lifted, 4.5, name='lift-off'),
+            simulate(vehicle, speed_m_s, held, 4.5, name='control')]
+    after = [r.column('t') > lift_s for r in runs]
+    peak = [float(np.max(np.abs(r.column('yaw_rate')[a]))) for r, a in zip(runs, after)]
+    return Result('lift_off_oversteer', vehicle, runs, {
+        'peak_yaw_rate_rad_s': peak[0], 'control_peak_yaw_rate_rad_s': peak[1],
+        'overshoot_share': peak[0] / peak[1] - 1.0}, peak[0] > peak[1])
+
+
+TECHNIQUES = {'scandinavian_flick': scandinavian_flick, 'left_foot_braking': left_foot_braking,
+              'trail_braking': trail_braking, 'handbrake_hairpin': handbrake_hairpin,
+              'power_oversteer': power_oversteer, 'lift_off_oversteer': lift_off_oversteer}
