@@ -28,8 +28,8 @@ from typing import Callable, Dict, List
 import numpy as np
 
 from ..physics import Surface, Vehicle
-from ..physics.model import VX, VY, YAW, YAW_RATE
 from ..physics.config import load_vehicle
+from ..physics.model import VX, VY, YAW, YAW_RATE
 from ..physics.vehicle import DriverCommand
 from ..resources import vehicle_path
 
@@ -159,7 +159,7 @@ def trail_braking(vehicle: str = 'rwd_gravel') -> Result:
 
 
 def handbrake_hairpin(vehicle: str = 'rwd_gravel') -> Result:
-    """A hairpin at 12 m/s with full lock: a handbrake pull at turn-in, and none."""
+    """Take a hairpin at 12 m/s on full lock with a handbrake pull at turn-in, and without."""
     lock = load_vehicle(vehicle_path(vehicle))['steering.max_angle_rad']
 
     def pulled(t: float) -> DriverCommand:
@@ -178,7 +178,7 @@ def handbrake_hairpin(vehicle: str = 'rwd_gravel') -> Result:
 
 def power_oversteer(vehicle: str = 'rwd_gravel',
                     throttles=(0.15, 0.2, 0.25, 0.3, 0.35)) -> Result:
-    """A fixed steer at 10 m/s, each throttle held: the sideslip after 2 s of it."""
+    """Hold a fixed steer at 10 m/s and each throttle in turn: the sideslip after 2 s of it."""
     steer = math.radians(10.0)
     runs = []
     for throttle in throttles:

@@ -7,7 +7,7 @@ from rally_sim.control import techniques
 
 def signature(result) -> str:
     """Return a result's signature in one line, for the log."""
-    return f"{result.technique} on {result.vehicle}: " + ', '.join(
+    return f'{result.technique} on {result.vehicle}: ' + ', '.join(
         f'{key} {value:.3f}' for key, value in result.signature.items())
 
 
