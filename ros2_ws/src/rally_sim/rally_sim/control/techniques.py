@@ -30,7 +30,7 @@ import numpy as np
 from ..physics import Surface, Vehicle
 from ..physics.config import load_vehicle
 from ..physics.model import VX, VY, YAW, YAW_RATE
-from ..physics.vehicle import DriverCommand
+from ..physics.vehicle import Command, DriverCommand
 from ..resources import vehicle_path
 
 PERIOD_S = 0.01
@@ -75,9 +75,11 @@ def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
     car.reset(vx=speed_m_s)
     dt = float(config['dt'])
     substeps = max(1, round(PERIOD_S / dt))
+    pedals = car.has_drivetrain
     rows = []
     for k in range(int(round(seconds / PERIOD_S))):
-        car.set_command(schedule(k * PERIOD_S))
+        command = schedule(k * PERIOD_S)
+        car.set_command(command if pedals else as_torques(config, command))
         car.advance(substeps, PERIOD_S / substeps)
         s, wheels = car.state, car.wheels()
         vx, vy = float(s[VX]), float(s[VY])
@@ -86,6 +88,20 @@ def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
                      float(wheels.normal_load_n[0] + wheels.normal_load_n[1]),
                      float(wheels.force_y_n[0] + wheels.force_y_n[1])))
     return Run(name, np.array(rows))
+
+
+def as_torques(config, pedals: DriverCommand) -> Command:
+    """
+    Return the wheel torques of a driver's pedals on a car without a drivetrain (the arcade's).
+
+    The throttle's share of each wheel's largest drive torque, the brake's of
+    each brake's; the handbrake and the steer as they are; the gear unused.
+    """
+    drive = (config['drive.max_torque_front_n_m'],) * 2 + (config['drive.max_torque_rear_n_m'],) * 2
+    brake = (config['brakes.max_torque_front_n_m'],) * 2 + (config['brakes.max_torque_rear_n_m'],) * 2
+    return Command(steer_rad=pedals.steer_rad, handbrake=pedals.handbrake,
+                   drive_torque_n_m=tuple(pedals.throttle * t for t in drive),
+                   brake_torque_n_m=tuple(pedals.brake * t for t in brake))
 
 
 def ramp(t: float, start_s: float, length_s: float) -> float:

@@ -382,6 +382,11 @@ FIELDS: Dict[str, Field] = {
     'arcade.steer_reduction_speed_m_s': Field(
         float, 1.0, 200.0, 'speed of the full steer reduction [m/s]', (), 40.0, models=ARCADE,
         neutral=1.0),
+    'arcade.friction_circle': Field(
+        bool, None, None, "true: an axle's drive and brake force and its cornering force share "
+        'its grip (the cornering cap is sqrt((mu F_z)^2 - F_x^2)), so that throttle in a corner '
+        'breaks a driven axle away (power oversteer); false: each is capped alone, as '
+        "reference 000's equations are", (), False, models=ARCADE, neutral=False),
     'arcade.counter_steer_assist': Field(
         float, 0.0, 1.0, 'share of the way the steer target turns toward the direction of '
         'travel while the rear slides out (0: off)', (), 0.0, models=ARCADE, neutral=0.0),
@@ -531,7 +536,8 @@ class VehicleConfig:
             arcade=(v['arcade.cornering_stiffness_front_per_rad'],
                     v['arcade.cornering_stiffness_rear_per_rad'], v['arcade.handbrake_grip'],
                     v['arcade.steer_reduction'], v['arcade.steer_reduction_speed_m_s'],
-                    v['arcade.counter_steer_assist'], v['steering.max_angle_rad']),
+                    v['arcade.counter_steer_assist'], v['steering.max_angle_rad'],
+                    1.0 if v['arcade.friction_circle'] else 0.0),
             drivetrain=drivetrain_block(v),
             body=body_block(v),
             tyre_model=TYRE_MF if v['tyres.front.tir'] else TYRE_DOCUMENT,

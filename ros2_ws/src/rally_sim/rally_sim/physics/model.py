@@ -61,7 +61,7 @@ P_B, P_C, P_D = 9, 13, 17          # per-wheel Pacejka factors, 4 entries each
 (P_DRAG, P_ROLLING, P_ACKERMANN, P_SLIP_MODEL, P_LOW_SPEED, P_STEER_RATE,
  P_STEER_TAU, P_LOAD_TRANSFER, P_LOAD_ITERATIONS, P_MODEL) = range(21, 31)
 P_ARCADE = 31     # the arcade bicycle's parameters, ARCADE_SIZE entries (arcade.py: A_*)
-ARCADE_SIZE = 7
+ARCADE_SIZE = 8
 P_DRIVETRAIN = P_ARCADE + ARCADE_SIZE
 """The drivetrain's block, DRIVETRAIN_SIZE entries (drivetrain.py: D_*)."""
 P_TYRE_MODEL = P_DRIVETRAIN + DRIVETRAIN_SIZE

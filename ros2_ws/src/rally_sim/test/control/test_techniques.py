@@ -3,6 +3,8 @@
 import math
 
 from rally_sim.control import techniques
+from support.vehicles import vehicle_file
+import yaml
 
 
 def signature(result) -> str:
@@ -56,3 +58,23 @@ def test_lift_off_oversteer_overshoots_the_yaw_rate_on_front_drive():
     assert result.emerged and result.signature['overshoot_share'] > 0.1
     for vehicle in ('rwd_gravel', 'awd_group_a'):      # reported (issue 60): all three layouts
         print(signature(techniques.lift_off_oversteer(vehicle, throttle=0.12)))
+
+
+def test_on_the_arcade_bicycle_each_emerges_and_power_oversteer_needs_the_friction_circle(
+        tmp_path):
+    # Reference 000 says its own model shows them; it caps traction and cornering apart, so
+    # throttle cannot break the rear away there: arcade.friction_circle adds the shared grip.
+    for vehicle in ('arcade_group2', 'arcade_group_a'):      # rear drive, all-wheel drive
+        for name in ('scandinavian_flick', 'left_foot_braking', 'trail_braking',
+                     'handbrake_hairpin', 'lift_off_oversteer'):
+            result = techniques.TECHNIQUES[name](vehicle)
+            print(signature(result))
+            assert result.emerged, signature(result)
+    assert not techniques.power_oversteer('arcade_group2').emerged
+    with open(vehicle_file('arcade_group2'), encoding='utf-8') as stream:
+        tree = yaml.safe_load(stream)
+    tree['arcade']['friction_circle'] = True
+    (tmp_path / 'circled.yaml').write_text(yaml.safe_dump(tree))
+    result = techniques.power_oversteer(str(tmp_path / 'circled.yaml'))
+    print(signature(result))
+    assert result.emerged

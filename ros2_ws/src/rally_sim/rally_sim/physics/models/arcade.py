@@ -12,7 +12,10 @@ are the axle's torques over the wheel radius, each capped by the axle's grip
 braked car stops exactly and stays stopped, and then the tyres' static
 friction holds it sideways too (on a slope as well, while their grip can).
 The handbrake cuts the rear grip to `handbrake_grip` of itself (000 s. 4)
-besides braking the rear wheels.
+besides braking the rear wheels. With `arcade.friction_circle` (not in
+reference 000, whose caps are separate) an axle's drive and brake force take
+their share of its grip first and the cornering force is capped at the rest,
+sqrt((mu F_z)^2 - F_x^2): throttle then breaks a driven axle away.
 Drag and rolling resistance as reference 003; gravity along the ground and
 the loads under the gravity normal to it (reference 004's slopes).
 
@@ -45,7 +48,7 @@ from ..model import (
     SLIP_RATIO, STEER, STEER_ANGLE, VX, VY, W_GRAVITY, W_MU, W_STEER, X, Y, YAW, YAW_RATE)
 
 (A_STIFF_FRONT, A_STIFF_REAR, A_HANDBRAKE_GRIP, A_STEER_REDUCTION, A_REDUCTION_SPEED,
- A_ASSIST, A_MAX_STEER) = range(7)
+ A_ASSIST, A_MAX_STEER, A_FRICTION_CIRCLE) = range(8)
 """Offsets from P_ARCADE of the arcade parameters in the flat array."""
 ASSIST_SLIP_RAD = 0.05
 """Body slip angle beyond which the counter-steer assist acts (rear sliding out)."""
@@ -99,6 +102,7 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
     cos_d, sin_d = math.cos(steer), math.sin(steer)
     radius, v_low = p[P_RADIUS], p[P_LOW_SPEED]
     rear_grip = 1.0 - command[C_HANDBRAKE] * (1.0 - p[P_ARCADE + A_HANDBRAKE_GRIP])
+    circle = p[P_ARCADE + A_FRICTION_CIRCLE] > 0.5
     # Slip angles, regularised below v_low (a damper there, as the four-wheel model).
     front_u = vx * cos_d + (vy + r * lf) * sin_d
     front_w = -vx * sin_d + (vy + r * lf) * cos_d
@@ -114,14 +118,17 @@ def arcade_forces(state: np.ndarray, command: np.ndarray, p: np.ndarray, wheel: 
         brakes = 0.0
         for k in range(2):
             grip = 0.5 * (wheel[W_MU, 2 * k] + wheel[W_MU, 2 * k + 1])
-            cap = grip * axle[AX_LOAD, k] * (rear_grip if k == 1 else 1.0)
-            stiffness = p[P_ARCADE + A_STIFF_FRONT + k] * (rear_grip if k == 1 else 1.0)
-            axle[AX_FY, k] = _capped(-stiffness * axle[AX_ALPHA, k] * axle[AX_LOAD, k], cap)
             drive = (command[C_DRIVE + 2 * k] + command[C_DRIVE + 2 * k + 1]) / radius
             axle[AX_FX, k] = _capped(drive, grip * axle[AX_LOAD, k])
             brake = (command[C_BRAKE + 2 * k] + command[C_BRAKE + 2 * k + 1]) / radius
             axle[AX_BRAKE, k] = min(brake, grip * axle[AX_LOAD, k])
             brakes += axle[AX_BRAKE, k]
+            cap = grip * axle[AX_LOAD, k] * (rear_grip if k == 1 else 1.0)
+            if circle:       # the longitudinal force takes its share of the grip first
+                used = min(abs(axle[AX_FX, k]) + axle[AX_BRAKE, k], cap)
+                cap = math.sqrt(cap * cap - used * used)
+            stiffness = p[P_ARCADE + A_STIFF_FRONT + k] * (rear_grip if k == 1 else 1.0)
+            axle[AX_FY, k] = _capped(-stiffness * axle[AX_ALPHA, k] * axle[AX_LOAD, k], cap)
         fxf, fyf = axle[AX_FX, 0], axle[AX_FY, 0]
         force_x = fxf * cos_d - fyf * sin_d + axle[AX_FX, 1] - resistance * vx \
             + mass * wheel[W_GRAVITY, 0]

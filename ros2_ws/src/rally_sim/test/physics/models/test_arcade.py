@@ -51,6 +51,29 @@ def test_lateral_force_never_exceeds_its_cap():
     assert np.all(np.isfinite(car.state))
 
 
+def test_with_the_friction_circle_drive_and_cornering_share_an_axles_grip():
+    # Not in reference 000 (its caps are separate): arcade.friction_circle, so that throttle
+    # in a corner breaks the rear away (issue 60: power oversteer did not emerge without it).
+    rng = random.Random(5)
+    circled = GROUP_B.with_overrides({'arcade.friction_circle': True})
+    for _ in range(200):
+        vy, drive = rng.uniform(-3.0, 3.0), rng.uniform(-1500.0, 1500.0)
+        command = Command(drive_torque_n_m=[0.0, 0.0, drive, drive])
+        car, plain = car_at(20.0, circled, vy=vy), car_at(20.0, vy=vy)
+        for c in (car, plain):
+            c.set_command(command)
+            c.step(1e-9)
+        w, p = car.wheels(), plain.wheels()
+        load, mu = 2 * w.normal_load_n[2], w.friction[2]
+        fx, fy = 2 * w.force_x_n[2], 2 * w.force_y_n[2]
+        assert fx == pytest.approx(2 * p.force_x_n[2], abs=1e-6)         # drive: as before
+        cap = math.sqrt(max((mu * load) ** 2 - fx ** 2, 0.0))
+        unsaturated = -5.0 * w.slip_angle_rad[2] * load                  # k alpha F_z
+        assert fy == pytest.approx(min(max(unsaturated, -cap), cap), abs=1e-6)
+        assert math.hypot(fx, fy) <= mu * load * (1.0 + 1e-12)
+        assert abs(2 * p.force_y_n[2]) >= abs(fy) - 1e-9                # never more grip
+
+
 def test_weight_transfer_under_braking():
     car = car_at(20.0)
     car.set_command(Command(brake_torque_n_m=[300.0, 300.0, 200.0, 200.0]))
