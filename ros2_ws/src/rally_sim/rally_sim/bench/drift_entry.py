@@ -6,7 +6,9 @@ Into the drift on any car: seeded random rear-drive cars enter and hold a drift 
 
 Each car (rally_sim/random_cars.py: 1/10 scale to rally cars, open,
 clutch-pack and locked differentials, torque and driver modes) drives on
-gravel round a circle 1.3 times its tightest (its CG's at full lock); the
+gravel round a circle 1.3 times its tightest (its CG's at full lock; where
+the car holds no such drift on a circle that tight, the tightest it holds
+it on: circle_of()); the
 drift controller enters the drift as its `entry` parameter's default
 (auto: a planned entry where the family of equilibria has a gap or no grip
 driving at beta 0, the ramp otherwise) from a rolling start on the circle,
@@ -21,7 +23,7 @@ import math
 import os
 import sys
 import time
-from typing import Dict
+from typing import Dict, Tuple
 
 import numpy as np
 
@@ -48,13 +50,61 @@ SIDESLIP_RMS_DEG = 0.5
 RADIUS_RMS_SHARE = 0.01
 
 
+def designed(config, mode: str, radius: float, sideslip_deg: float) -> DriftLqr:
+    """Return the drift LQR of a car on a circle; EquilibriumError: no drift to hold there."""
+    return DriftLqr(config, 'gravel', DriftDesign(
+        radius_m=radius, sideslip_rad=math.radians(sideslip_deg), mode=mode, entry_s=HOLD_S))
+
+
+def tightest_drift_radius_m(config, mode: str, from_m: float, sideslip_deg: float) -> float:
+    """
+    Return the tightest circle (within 2 %) from from_m out on which the car holds the drift.
+
+    Widened by 15 % steps to 10 times from_m, then bisected; EquilibriumError
+    if there is none that wide.
+    """
+    low, high = from_m, from_m
+    while True:
+        try:
+            designed(config, mode, high, sideslip_deg)
+            break
+        except EquilibriumError:
+            low, high = high, 1.15 * high
+            if high > 10.0 * from_m:
+                raise
+    while high / low > 1.02:
+        middle = math.sqrt(low * high)
+        try:
+            designed(config, mode, middle, sideslip_deg)
+            high = middle
+        except EquilibriumError:
+            low = middle
+    return high
+
+
+def circle_of(tree: Dict, mode: str, sideslip_deg: float) -> Tuple[float, str]:
+    """
+    Return the circle a car is checked on, and what it is 1.3 times.
+
+    RADIUS_SHARE times its tightest circle: the turning circle at full lock,
+    or, where the car holds no such drift on a circle that tight, the
+    tightest one it holds it on.
+    """
+    config = from_mapping(tree)
+    turning = tightest_radius_m(tree)
+    try:
+        designed(config, mode, RADIUS_SHARE * turning, sideslip_deg)
+        return RADIUS_SHARE * turning, 'turning circle'
+    except EquilibriumError:
+        drift = tightest_drift_radius_m(config, mode, turning, sideslip_deg)
+        return RADIUS_SHARE * drift, f'tightest drift circle ({drift / turning:.2f} x turning)'
+
+
 def law_of(seed: int, sideslip_deg: float, entry: str = 'auto'):
     """Return (vehicle tree, circle radius, the law as `entry` would enter it) of a random car."""
     tree, _, mode = random_car(seed)
-    radius = RADIUS_SHARE * tightest_radius_m(tree)
-    config = from_mapping(tree)
-    law = DriftLqr(config, 'gravel', DriftDesign(
-        radius_m=radius, sideslip_rad=math.radians(sideslip_deg), mode=mode, entry_s=HOLD_S))
+    radius, _ = circle_of(tree, mode, sideslip_deg)
+    law = designed(from_mapping(tree), mode, radius, sideslip_deg)
     if entry == 'planned' or (entry == 'auto' and needs_plan(law)):
         entry = plan_entry(law, design_keys(tree['name'], law))
         if not entry.measured['entered']:
@@ -104,7 +154,8 @@ def check_car(seed: int, sideslip_deg: float = -20.0, entry: str = 'auto') -> Di
     sideslip = math.degrees(math.sqrt(np.mean((held[:, 1] - law.target.sideslip_rad) ** 2)))
     outside = math.sqrt(np.mean(held[:, 2] ** 2)) / radius
     passed = sideslip <= SIDESLIP_RMS_DEG and outside <= RADIUS_RMS_SHARE
-    result.update(radius_m=round(radius, 3), entry=law.entry.family if planned else 'ramp',
+    result.update(radius_m=round(radius, 3), circle=circle_of(tree, mode, sideslip_deg)[1],
+                  entry=law.entry.family if planned else 'ramp',
                   gap=law.entry_note.split(':')[0] if law.entry_note else '',
                   sideslip_rms_deg=round(sideslip, 4), radius_rms_share=round(outside, 5),
                   passed=passed, seconds=round(time.monotonic() - start, 1),
