@@ -97,8 +97,9 @@ def as_torques(config, pedals: DriverCommand) -> Command:
     The throttle's share of each wheel's largest drive torque, the brake's of
     each brake's; the handbrake and the steer as they are; the gear unused.
     """
-    drive = [config[f'drive.max_torque_{axle}_n_m'] for axle in ('front', 'front', 'rear', 'rear')]
-    brake = [config[f'brakes.max_torque_{axle}_n_m'] for axle in ('front', 'front', 'rear', 'rear')]
+    axles = ('front', 'front', 'rear', 'rear')
+    drive = [config[f'drive.max_torque_{axle}_n_m'] for axle in axles]
+    brake = [config[f'brakes.max_torque_{axle}_n_m'] for axle in axles]
     return Command(steer_rad=pedals.steer_rad, handbrake=pedals.handbrake,
                    drive_torque_n_m=tuple(pedals.throttle * t for t in drive),
                    brake_torque_n_m=tuple(pedals.brake * t for t in brake))
