@@ -28,8 +28,8 @@ import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-import yaml
 
+from .knots import KnotDesign, read_knots, read_plan, write_plan
 from .lqr import Act, DriftLqr
 from ...physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
 from ...physics.vehicle import Command, DriverCommand
@@ -103,37 +103,20 @@ class Entry:
                 'wheel_speed_offset_rad_s': self.wheel_speed_offset_rad_s.tolist(),
                 'handbrake': self.handbrake.tolist(), 'neutral_s': list(self.neutral_s),
                 'start': [float(v) for v in self.start], 'measured': dict(self.measured)}
-        with open(path, 'w', encoding='utf-8') as out:
-            out.write('# A planned drift entry (rally_sim.control.drift.entry), from grip on a '
-                      'left-hand\n# circle centred at the origin; a right-hand one is its '
-                      'mirror.\n')
-            yaml.safe_dump(tree, out, sort_keys=False)
+        write_plan(path, 'A planned drift entry (rally_sim.control.drift.entry), from grip on a '
+                   'left-hand\ncircle centred at the origin; a right-hand one is its mirror.',
+                   tree)
 
 
 def load_entry(path: str) -> Entry:
     """Read an entry file; ValueError names the field that is wrong."""
-    try:
-        with open(path, encoding='utf-8') as source:
-            tree = yaml.safe_load(source)
-    except (OSError, yaml.YAMLError) as error:
-        raise ValueError(f'entry file {path}: {error}') from None
-    if not isinstance(tree, dict) or not isinstance(tree.get('design'), dict):
-        raise ValueError(f"entry file {path}: not a mapping with a 'design'")
+    tree = read_plan(path, 'entry file')
+    if not isinstance(tree.get('design'), dict):
+        raise ValueError(f"entry file {path}: no 'design' mapping")
     if tree.get('family') not in FAMILIES:
         raise ValueError(f"entry file {path}: 'family' must be one of {', '.join(FAMILIES)}")
-    arrays = {}
-    for name in ('knot_times_s', 'steer_offset_rad', 'wheel_speed_offset_rad_s', 'handbrake'):
-        try:
-            arrays[name] = np.array(tree[name], dtype=float)
-        except (KeyError, TypeError, ValueError):
-            arrays[name] = np.array([math.nan])
-        if arrays[name].ndim != 1 or not np.all(np.isfinite(arrays[name])):
-            raise ValueError(f"entry file {path}: '{name}' must be a list of finite numbers")
-    times = arrays['knot_times_s']
-    if len(times) < 2 or times[0] != 0.0 or np.any(np.diff(times) <= 0.0) or any(
-            len(a) != len(times) for a in arrays.values()):
-        raise ValueError(f"entry file {path}: 'knot_times_s' must rise from 0, with as many "
-                         'steer_offset_rad, wheel_speed_offset_rad_s and handbrake')
+    arrays = read_knots(tree, ('steer_offset_rad', 'wheel_speed_offset_rad_s', 'handbrake'),
+                        f'entry file {path}')
     pairs = {}
     for name, what in (('neutral_s', '[from, to] in seconds'),
                        ('start', '[speed m/s, sideslip rad]')):
@@ -141,9 +124,10 @@ def load_entry(path: str) -> Entry:
             pairs[name] = (float(tree[name][0]), float(tree[name][1]))
         except (TypeError, ValueError, IndexError, KeyError):
             raise ValueError(f"entry file {path}: '{name}' must be {what}") from None
-    return Entry(dict(tree['design']), tree['family'], times, arrays['steer_offset_rad'],
-                 arrays['wheel_speed_offset_rad_s'], arrays['handbrake'], pairs['neutral_s'],
-                 pairs['start'], dict(tree.get('measured') or {}))
+    return Entry(dict(tree['design']), tree['family'], arrays['knot_times_s'],
+                 arrays['steer_offset_rad'], arrays['wheel_speed_offset_rad_s'],
+                 arrays['handbrake'], pairs['neutral_s'], pairs['start'],
+                 dict(tree.get('measured') or {}))
 
 
 def scale_s(law: DriftLqr) -> float:
@@ -409,8 +393,8 @@ def entered(rows: np.ndarray, law: DriftLqr, within_deg: float = ENTERED_DEG,
             and abs(rows[-1, 7]) < share * law.radius_m)
 
 
-class EntryDesign:
-    """The least squares whose minimum is an entry of one family, and its solver."""
+class EntryDesign(KnotDesign):
+    """The least squares whose minimum is an entry of one family (solved by KnotDesign)."""
 
     def __init__(self, law: DriftLqr, family: str, window_s: Optional[float] = None,
                  after_s: Optional[float] = None):
@@ -426,6 +410,7 @@ class EntryDesign:
         self.omega = float(np.mean(target.rear_omega))
         self.handbrake = np.zeros(KNOTS)
         self.neutral = (0.0, 0.0)
+        self.period = self.rollout.period
         self.evaluations = 0
 
     def entry(self, p: np.ndarray) -> Entry:
@@ -457,41 +442,19 @@ class EntryDesign:
             np.diff(p[:n], 2) / math.radians(4.0), np.diff(p[n:], 2) / (0.1 * self.omega),
             steer / math.radians(30.0), wheel / (0.75 * self.omega)])
 
-    def evaluate(self, p: np.ndarray, keep: bool = False):
-        """Return (residuals, rows, states) of parameters p; residuals None if the run failed."""
-        self.evaluations += 1
-        try:
-            rows, states = self.rollout.run(self.entry(p), keep=keep)
-        except FloatingPointError:
-            return None, None, None
-        return self.residuals(rows, p), rows, states
+    def simulate(self, p: np.ndarray, from_step: int = 0,
+                 states: Optional[List[np.ndarray]] = None,
+                 keep: bool = False) -> Tuple[np.ndarray, List[np.ndarray]]:
+        """Return the rollout of parameters p from from_step (KnotDesign)."""
+        return self.rollout.run(self.entry(p), from_step, states, keep)
 
-    def jacobian(self, p: np.ndarray, rows: np.ndarray, states: List[np.ndarray]) -> np.ndarray:
-        """Return the residuals' forward-difference Jacobian, each run from its knot's reach."""
-        f = self.residuals(rows, p)
-        n = len(self.times)
-        columns = np.zeros((len(f), len(p)))
-        for j in range(len(p)):
-            step = math.radians(0.2) if j < n else 0.01 * self.omega
-            q = p.copy()
-            q[j] += step
-            first = int(self.times[max(j % n - 1, 0)] / self.rollout.period)
-            self.evaluations += 1
-            try:
-                tail, _ = self.rollout.run(self.entry(q), first, states)
-            except FloatingPointError:
-                continue
-            columns[:, j] = (self.residuals(np.vstack([rows[:first], tail]), q) - f) / step
-        return columns
+    def difference_step(self, j: int) -> float:
+        """Return the forward difference's step: 0.2 deg of steer, 1 % of the drift's spin."""
+        return math.radians(0.2) if j < len(self.times) else 0.01 * self.omega
 
     def starts(self) -> List[np.ndarray]:
         """Return this family's starting bumps, best first."""
-        tried = []
-        for p in self._bumps():
-            f, _, _ = self.evaluate(p)
-            if f is not None:
-                tried.append((float(f @ f), len(tried), p))
-        return [p for _, _, p in sorted(tried, key=lambda item: item[:2])] or [self.base]
+        return self.ranked(self._bumps()) or [self.base]
 
     def _bumps(self) -> List[np.ndarray]:
         """Return the family's starting parameters (setting its handbrake and neutral)."""
@@ -525,42 +488,6 @@ class EntryDesign:
                     bumps.append(np.concatenate([math.radians(steer_deg) * early,
                                                  spin * self.omega * early]))
         return [self.base + b for b in bumps] or [self.base.copy()]
-
-    def solve(self, iterations: int = 15, tolerance: float = 1e-3,
-              tries: int = 2) -> Tuple[np.ndarray, float]:
-        """Return the knots and the cost where Levenberg-Marquardt ends lowest."""
-        best, best_cost = self.base, math.inf
-        for p in self.starts()[:tries]:
-            p, cost = self.descend(p, iterations, tolerance)
-            if cost < best_cost:
-                best, best_cost = p, cost
-        return best, best_cost
-
-    def descend(self, p: np.ndarray, iterations: int,
-                tolerance: float) -> Tuple[np.ndarray, float]:
-        """Return the knots and the cost where Levenberg-Marquardt ends from p."""
-        f, rows, states = self.evaluate(p, keep=True)
-        if f is None:
-            return p, math.inf
-        damping = 1e-2
-        for _ in range(iterations):
-            jac = self.jacobian(p, rows, states)
-            gradient, hessian = jac.T @ f, jac.T @ jac
-            while True:
-                step = -np.linalg.solve(hessian + damping * np.diag(np.diag(hessian) + 1e-9),
-                                        gradient)
-                trial, trial_rows, trial_states = self.evaluate(p + step, keep=True)
-                if trial is not None and trial @ trial < f @ f:
-                    gain = 1.0 - (trial @ trial) / (f @ f)
-                    p, f, rows, states = p + step, trial, trial_rows, trial_states
-                    damping = max(damping / 3.0, 1e-7)
-                    break
-                damping *= 4.0
-                if damping > 1e8:
-                    return p, float(f @ f)
-            if gain < tolerance:
-                break
-        return p, float(f @ f)
 
 
 def measure(design: EntryDesign, entry: Entry) -> Dict:

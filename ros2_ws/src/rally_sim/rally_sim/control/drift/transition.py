@@ -23,8 +23,8 @@ import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-import yaml
 
+from .knots import KnotDesign, read_knots, read_plan, write_plan
 from .lqr import DriftLqr
 from ...physics.equilibria import mirror_body
 from ...physics.model import OMEGA, VX, VY, X, Y, YAW, YAW_RATE
@@ -68,39 +68,20 @@ class Transition:
                 'steer_rad': self.steer_rad.tolist(),
                 'rear_wheel_speed_rad_s': self.rear_wheel_speed_rad_s.tolist(),
                 'measured': dict(self.measured)}
-        with open(path, 'w', encoding='utf-8') as out:
-            out.write('# A drift transition: python -m rally_sim.drift_transition. Canonical '
-                      'frame: the right\n# circle into the left one, crossing the origin '
-                      'heading +y; the reverse is its mirror.\n')
-            yaml.safe_dump(tree, out, sort_keys=False)
+        write_plan(path, 'A drift transition: python -m rally_sim.drift_transition. Canonical '
+                   'frame: the right\ncircle into the left one, crossing the origin heading +y; '
+                   'the reverse is its mirror.', tree)
 
 
 def load_transition(path: str) -> Transition:
     """Read a transition file; ValueError names the field that is wrong."""
-    try:
-        with open(path, encoding='utf-8') as source:
-            tree = yaml.safe_load(source)
-    except (OSError, yaml.YAMLError) as error:
-        raise ValueError(f'transition file {path}: {error}') from None
-    if not isinstance(tree, dict):
-        raise ValueError(f'transition file {path}: not a mapping')
+    tree = read_plan(path, 'transition file')
     design = tree.get('design')
     if not isinstance(design, dict) or any(key not in design for key in KEYS):
         raise ValueError(f"transition file {path}: 'design' must hold {', '.join(KEYS)}")
-    arrays = {}
-    for name in ('knot_times_s', 'steer_rad', 'rear_wheel_speed_rad_s'):
-        try:
-            arrays[name] = np.array(tree[name], dtype=float)
-        except (KeyError, TypeError, ValueError):
-            arrays[name] = np.array([math.nan])
-        if arrays[name].ndim != 1 or not np.all(np.isfinite(arrays[name])):
-            raise ValueError(f"transition file {path}: '{name}' must be a list of finite "
-                             'numbers')
+    arrays = read_knots(tree, ('steer_rad', 'rear_wheel_speed_rad_s'),
+                        f'transition file {path}')
     times = arrays['knot_times_s']
-    if len(times) < 2 or times[0] != 0.0 or np.any(np.diff(times) <= 0.0) or any(
-            len(a) != len(times) for a in arrays.values()):
-        raise ValueError(f"transition file {path}: 'knot_times_s' must rise from 0, with "
-                         'as many steer_rad and rear_wheel_speed_rad_s')
     lead = tree.get('lead_s')
     if isinstance(lead, bool) or not isinstance(lead, (int, float)) or not (
             0.0 < lead < times[-1]):
@@ -232,8 +213,8 @@ class TransitionWeights:
     wheel_offset_rad_s: float = 30.0
 
 
-class TransitionDesign:
-    """The least squares whose minimum is the transition, and its solver."""
+class TransitionDesign(KnotDesign):
+    """The least squares whose minimum is the transition (solved by KnotDesign)."""
 
     def __init__(self, left: DriftLqr, lead_s: float = 1.0, window_s: float = 3.0,
                  after_s: float = 2.0, knots: int = 13,
@@ -248,6 +229,7 @@ class TransitionDesign:
             (self.times - lead_s + 0.25) / 0.5, 0.0, 1.0) ** 3
         self.base = np.concatenate([-target.steer_rad + 2.0 * target.steer_rad * flip,
                                     np.full(knots, float(np.mean(target.omega_rad_s[2:])))])
+        self.period = self.rollout.period
         self.evaluations = 0
 
     def split(self, p: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -272,32 +254,15 @@ class TransitionDesign:
             steer / w.steer_offset_rad, wheel / w.wheel_offset_rad_s,
             [0.0 if (rows[:, 2] > 0.0).any() else 100.0]])
 
-    def evaluate(self, p: np.ndarray, keep: bool = False):
-        """Return (residuals, rows, states) of parameters p; residuals None if the run failed."""
-        self.evaluations += 1
-        try:
-            rows, states = self.rollout.run(self.times, *self.split(p), keep=keep)
-        except FloatingPointError:
-            return None, None, None
-        return self.residuals(rows, p), rows, states
+    def simulate(self, p: np.ndarray, from_step: int = 0,
+                 states: Optional[List[np.ndarray]] = None,
+                 keep: bool = False) -> Tuple[np.ndarray, List[np.ndarray]]:
+        """Return the rollout of parameters p from from_step (KnotDesign)."""
+        return self.rollout.run(self.times, *self.split(p), from_step, states, keep)
 
-    def jacobian(self, p: np.ndarray, rows: np.ndarray, states: List[np.ndarray]) -> np.ndarray:
-        """Return the residuals' forward-difference Jacobian, each run from its knot's reach."""
-        f = self.residuals(rows, p)
-        n = len(self.times)
-        columns = np.zeros((len(f), len(p)))
-        for j in range(len(p)):
-            step = math.radians(0.2) if j < n else 0.2
-            q = p.copy()
-            q[j] += step
-            first = int(self.times[max(j % n - 1, 0)] / self.rollout.period)
-            self.evaluations += 1
-            try:
-                tail, _ = self.rollout.run(self.times, *self.split(q), first, states)
-            except FloatingPointError:
-                continue
-            columns[:, j] = (self.residuals(np.vstack([rows[:first], tail]), q) - f) / step
-        return columns
+    def difference_step(self, j: int) -> float:
+        """Return the forward difference's step: 0.2 deg of steer, 0.2 rad/s of wheel speed."""
+        return math.radians(0.2) if j < len(self.times) else 0.2
 
     def starts(self) -> List[np.ndarray]:
         """Return a few bumps of the steer (into the new circle) and wheel speed, best first."""
@@ -308,12 +273,9 @@ class TransitionDesign:
                 for wheel in (-20.0, 0.0, 20.0, 40.0):
                     bump = np.abs(self.times - (lead - 0.05 + shift)) <= 0.4
                     wheel_bump = np.abs(self.times - (lead + 0.05 + shift)) <= 0.3
-                    p = self.base + np.concatenate([math.radians(steer_deg) * bump,
-                                                    wheel * wheel_bump])
-                    f, _, _ = self.evaluate(p)
-                    if f is not None:
-                        tried.append((float(f @ f), len(tried), p))
-        return [p for _, _, p in sorted(tried, key=lambda item: item[:2])] or [self.base]
+                    tried.append(self.base + np.concatenate([math.radians(steer_deg) * bump,
+                                                             wheel * wheel_bump]))
+        return self.ranked(tried) or [self.base]
 
     def start(self) -> np.ndarray:
         """Return the best of the starting bumps (starts())."""
@@ -335,32 +297,6 @@ class TransitionDesign:
             if cost < best_cost:
                 best, best_cost = p, cost
         return best, best_cost
-
-    def descend(self, p: np.ndarray, iterations: int,
-                tolerance: float) -> Tuple[np.ndarray, float]:
-        """Return the knots and the cost where Levenberg-Marquardt ends from p."""
-        f, rows, states = self.evaluate(p, keep=True)
-        if f is None:
-            return p, math.inf
-        damping = 1e-2
-        for _ in range(iterations):
-            jac = self.jacobian(p, rows, states)
-            gradient, hessian = jac.T @ f, jac.T @ jac
-            while True:
-                step = -np.linalg.solve(hessian + damping * np.diag(np.diag(hessian) + 1e-9),
-                                        gradient)
-                trial, trial_rows, trial_states = self.evaluate(p + step, keep=True)
-                if trial is not None and trial @ trial < f @ f:
-                    gain = 1.0 - (trial @ trial) / (f @ f)
-                    p, f, rows, states = p + step, trial, trial_rows, trial_states
-                    damping = max(damping / 3.0, 1e-7)
-                    break
-                damping *= 4.0
-                if damping > 1e8:
-                    return p, float(f @ f)
-            if gain < tolerance:
-                break
-        return p, float(f @ f)
 
 
 def design_transition(vehicle: str, left: DriftLqr, **settings) -> Transition:
