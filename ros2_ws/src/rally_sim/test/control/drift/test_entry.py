@@ -26,17 +26,19 @@ import yaml
 
 def users_car() -> dict:
     """
-    Return issue 60's user's car: 1,300 kg, 50/50, clutch-pack, stiffer rear tyres.
+    Return a car like issue 60's user's: 1,300 kg, 50/50, clutch-pack, rear tyres stiffer.
 
-    On gravel at R 12 its grip branch folds at beta -0.3 deg and its drift
-    branch begins at -4.1 deg: a gap the ramp cannot cross.
+    On gravel at R 12 in second gear its grip branch folds at beta 0.0 deg
+    and its drift branch begins at -3.3 deg; the ramp through that gap
+    spins it from 8 m/s (sideslip -161 deg at 30 s).
     """
     with open(vehicle_file('rwd_gravel'), encoding='utf-8') as stream:
         tree = yaml.safe_load(stream)
     tree = copy.deepcopy(tree)
     tree.update(name='users_rwd', mass_kg=1300.0, yaw_inertia_kg_m2=1872.0,
-                cg_to_front_axle_m=1.2, cg_to_rear_axle_m=1.2)
-    tree['tyres']['rear']['B'] = 10.5
+                cg_to_front_axle_m=1.2, cg_to_rear_axle_m=1.2, cg_height_m=0.55)
+    tree['tyres']['front']['B'] = 7.0
+    tree['tyres']['rear']['B'] = 11.5
     return tree
 
 
@@ -166,8 +168,8 @@ def test_random_cars_enter_and_hold_a_drift_at_1_3_times_their_tightest_circle(s
 
 def test_the_users_car_passes_drift_skid_pad_at_r12_with_only_car_stage_and_radius_changed(
         tmp_path, monkeypatch):
-    # Issue 60: the shipped skid pad with the user's car on a generated 12 m gravel circle spun
-    # (sideslip error RMS 30.8 deg) where the ramp met the gap; auto now plans the entry.
+    # Issue 60: the shipped skid pad with the user's car on a generated 12 m gravel circle
+    # failed where the ramp met the gap; auto now simulates the ramp, sees it fail and plans.
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
     car = tmp_path / 'users_rwd.yaml'
     car.write_text(yaml.safe_dump(users_car()))
@@ -177,10 +179,16 @@ def test_the_users_car_passes_drift_skid_pad_at_r12_with_only_car_stage_and_radi
     tree['stage'] = {'circle': {'radius_m': 12.0, 'surface': 'gravel'}}
     tree['controller']['params'].update(vehicle=str(car), radius_m=12.0)
     tree['equilibrium']['radius_m'] = 12.0
-    (tmp_path / 'users_pad.yaml').write_text(yaml.safe_dump(tree))
-    spec = load_scenario(str(tmp_path / 'users_pad.yaml'))
-    spec['seed_in_use'] = 0
-    result = run_scenario(spec)
-    print(result['metrics'])
-    assert result['passed'], result['metrics']
+    results = {}
+    for entry in ('ramp', 'auto'):                # as before planned entries, and now
+        tree['controller']['params']['entry'] = entry
+        (tmp_path / 'users_pad.yaml').write_text(yaml.safe_dump(tree))
+        spec = load_scenario(str(tmp_path / 'users_pad.yaml'))
+        spec['seed_in_use'] = 0
+        results[entry] = run_scenario(spec)
+        print(entry, results[entry]['metrics'])
+    assert not results['ramp']['passed']
+    assert results['ramp']['metrics']['sideslip_error_rms_deg'] > 1.0
+    assert results['auto']['passed'], results['auto']['metrics']
+    assert results['auto']['metrics']['sideslip_error_rms_deg'] < 0.05
     assert list((tmp_path / 'cache' / 'rally_sim' / 'entries').rglob('users_rwd_*.yaml'))
