@@ -40,7 +40,7 @@ ENTERED_DEG = 3.0
 """A run whose sideslip ends within this of the target's, on the circle, has entered."""
 ON_CIRCLE_SHARE = 0.05
 """... and whose distance from the circle ends within this share of its radius."""
-RAMP_STARTS = (0.9, 1.0, 1.1)
+RAMP_STARTS = (1.0, 1.1)
 """needs_plan(): the ramp's starts, shares of the speed where the family starts."""
 RAMP_CHECK_S = 15.0
 RAMPED_DEG = 0.5
