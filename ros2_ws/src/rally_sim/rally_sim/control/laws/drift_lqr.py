@@ -54,8 +54,8 @@ SPECS = {
                   'aimed at ramps up along the family of equilibria; planned: a technique '
                   "(power-over, flick, handbrake, clutch kick) planned on the car's model "
                   'and cached (up to a minute once); auto: planned where the ramp would not '
-                  'enter (a gap in the family, no grip driving at beta 0, or a simulated ramp '
-                  'that fails), the ramp otherwise',
+                  'enter (simulated from grip driving on the circle), the ramp otherwise, and '
+                  'with entry_s 0 (a car started in its drift)',
                   choices=('auto', 'ramp', 'planned')),
     'wheel_speed_bandwidth_rad_s': Spec(DEFAULTS.wheel_speed_bandwidth_rad_s,
                                         "the rear wheel speed loop's bandwidth [rad/s]",
@@ -95,7 +95,9 @@ def wants_plan(p: Dict, law: DriftLqr) -> bool:
     """Return whether the parameters enter the circle's drift by a planned entry."""
     if p['course'] != 'circle':
         return False
-    return p['entry'] == 'planned' or (p['entry'] == 'auto' and bool(needs_plan(law)))
+    if p['entry'] == 'planned':
+        return True                    # entry_s 0 under auto: the car starts in its drift
+    return p['entry'] == 'auto' and p['entry_s'] > 0.0 and bool(needs_plan(law))
 
 
 def entered_by(p: Dict, law: DriftLqr, log=sys.stderr) -> Union[DriftLqr, EnteringDrift]:
