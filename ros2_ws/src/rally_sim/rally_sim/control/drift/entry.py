@@ -1,24 +1,27 @@
 """
 A planned entry into a drift from grip driving on the same circle, for any car. ROS-free.
 
-On many cars the family of equilibria from grip to the drift has a gap:
-the grip branch folds (the front tyres saturate first) before the drift
-branch begins, and a sideslip ramped through the schedule spins the car
-there. A rally driver crosses that gap with a technique; here the
-technique is planned on the car's own compiled model, open loop over a
-window, from the grip equilibrium on the circle into the drift branch's
-basin, where the drift LQR (lqr.py) takes over:
+On many cars the family of equilibria from grip to the drift has a gap
+(the grip branch folds before the drift branch begins), or a tight circle
+has no grip driving at beta 0 at all; the sideslip ramped through the
+family then spins the car or leaves it in grip. A rally driver crosses
+that gap with a technique, and so does EnteringDrift, in three parts:
 
-- power_over: steer into the turn and spin the rear wheels up;
-- flick: steer away from the turn, then into it (the Scandinavian flick);
-- handbrake: pull the handbrake while turning in (a car that has one);
-- clutch_kick: neutral while the throttle revs the engine, then the gear
-  again (driver mode: the drivetrain's clutch re-engages with the engine's
-  stored energy).
+1. GripHold drives the circle in grip until the car is where the plan
+   starts (a steady state, found by the planner the same way);
+2. over a window, the drift LQR aims at the drift and the plan adds its
+   offsets to the LQR's steer and rear wheel speed, and a handbrake or a
+   neutral gear, per family:
+   - power_over: the rear wheels spun up;
+   - flick: steer away from the turn, then into it (the Scandinavian flick);
+   - handbrake: the handbrake pulled while turning in (a car that has one);
+   - clutch_kick: neutral while the throttle revs the engine, then the gear
+     again (driver mode: the clutch re-engages with the engine's energy);
+3. the drift LQR holds the drift.
 
-Each family starts from a few bumps of its own and is refined by
-Levenberg-Marquardt on the steer and rear wheel speed knots (the inner
-loop's, as transition.py); the lowest cost is kept. The frame: the circle
+The plan is found on the car's own compiled model: each family's starting
+bumps are run, Levenberg-Marquardt (knots.py) refines the best, and the
+lowest-cost plan that ends in the drift is kept. The frame: the circle
 centred at the origin, the car at (R, 0) heading +y (a left-hand circle; a
 right-hand one is its mirror).
 """
@@ -57,7 +60,7 @@ HOLD_SHARE = 0.6
 """Grip driving before the entry at this share of sqrt(mu g R) (GripHold)."""
 GRIP_SHARE = 0.95
 """... or at this share of the speed of grip driving at beta 0, where the family has it."""
-HOLD_INTEGRAL_RAD_S = 1.0
+HOLD_INTEGRAL_PER_S = 1.0
 """GripHold's speed loop: its integral's rate [1/s] on a 2.4 m wheelbase (scale_s)."""
 HOLD_MAX_S = 30.0
 """The planner's run drives in grip until it settles, or this long."""
@@ -195,7 +198,7 @@ class GripHold:
         alpha = math.atan2(gy, gx) - yaw
         steer = math.atan2(2.0 * self.wheelbase * math.sin(alpha), math.hypot(gx, gy))
         error = self.speed_m_s - speed_m_s
-        self.integral += law.design.control_period_s * HOLD_INTEGRAL_RAD_S / scale_s(law) * error
+        self.integral += law.design.control_period_s * HOLD_INTEGRAL_PER_S / scale_s(law) * error
         wanted = (self.speed_m_s + error + self.integral) / self.wheel_radius
         inside = np.array([-1.0, 1.0]) * self.half_track / law.radius_m    # rl, rr
         return law.actuate(steer, wanted * (1.0 + inside), np.zeros_like(law.schedule[0].drive),
