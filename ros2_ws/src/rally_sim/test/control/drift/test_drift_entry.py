@@ -192,3 +192,30 @@ def test_the_users_car_passes_drift_skid_pad_at_r12_with_only_car_stage_and_radi
     assert results['auto']['passed'], results['auto']['metrics']
     assert results['auto']['metrics']['sideslip_error_rms_deg'] < 0.05
     assert list((tmp_path / 'cache' / 'rally_sim' / 'entries').rglob('users_rwd_*.yaml'))
+
+
+@pytest.mark.parametrize('preset', ['rwd_gravel_suspension', 'rwd_gravel_mf'])
+def test_a_planned_entry_works_on_springs_and_on_tir_tyres(preset):
+    # Planned on the car's own model, whatever it is: the body on its springs, a .tir tyre.
+    config = vehicle(preset)
+    law = DriftLqr(config, 'gravel', DriftDesign(radius_m=15.0, sideslip_rad=math.radians(-25.0),
+                                                 gear=2, entry_s=4.0))
+    entry = plan_entry(law, design_keys(preset, law))
+    assert entry.measured['entered']
+    entering = EnteringDrift(law, entry)
+    car = Vehicle(config, Surface.uniform('gravel'))
+    car.reset(x=15.0, y=0.0, yaw=0.5 * math.pi, vx=8.0)
+    rows = []
+    for k in range(int(round(25.0 / 0.02))):
+        s = car.state
+        car.set_command(core_command(entering.act(k * 0.02, *(float(v) for v in s[:6]),
+                                                  (float(s[OMEGA + 2]), float(s[OMEGA + 3])))))
+        car.advance(20, 0.001)
+        s = car.state
+        rows.append(((k + 1) * 0.02, math.atan2(s[4], s[3]), math.hypot(s[0], s[1]) - 15.0))
+    rows = np.array(rows)
+    held = rows[rows[:, 0] > 20.0]
+    print(preset, entry.family, entering.window_start_s)
+    assert entering.window_start_s is not None and entering.window_start_s >= 4.0
+    assert math.degrees(np.sqrt(np.mean((held[:, 1] - law.target.sideslip_rad) ** 2))) < 0.5
+    assert np.sqrt(np.mean(held[:, 2] ** 2)) < 0.15
