@@ -96,7 +96,8 @@ def wants_plan(p: Dict, law: DriftLqr) -> bool:
     if p['course'] != 'circle':
         return False
     if p['entry'] == 'planned':
-        return True                    # entry_s 0 under auto: the car starts in its drift
+        return True
+    # auto plans only where the simulated ramp fails; entry_s 0: the car starts in its drift
     return p['entry'] == 'auto' and p['entry_s'] > 0.0 and bool(needs_plan(law))
 
 
