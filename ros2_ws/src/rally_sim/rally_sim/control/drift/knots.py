@@ -9,6 +9,7 @@ reach (the run before it is unchanged: the inputs are causal), from the
 base run's kept states. transition.py and entry.py design on it.
 """
 
+from abc import ABC, abstractmethod
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -58,26 +59,26 @@ def read_knots(tree: Dict, names: Sequence[str], where: str) -> Dict[str, np.nda
     return arrays
 
 
-class KnotDesign:
+class KnotDesign(ABC):
     """Levenberg-Marquardt over knot parameters; subclasses simulate and weigh."""
 
     times: np.ndarray          # the knots, from the window's start
     period: float              # the control period the runs step at
     evaluations: int = 0
 
+    @abstractmethod
     def simulate(self, p: np.ndarray, from_step: int = 0,
                  states: Optional[List[np.ndarray]] = None,
                  keep: bool = False) -> Tuple[np.ndarray, List[np.ndarray]]:
         """Return a run's rows from from_step (and its states if `keep`); FloatingPointError."""
-        raise NotImplementedError
 
+    @abstractmethod
     def residuals(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
         """Return a run's weighted errors."""
-        raise NotImplementedError
 
+    @abstractmethod
     def difference_step(self, j: int) -> float:
         """Return the forward difference's step of parameter j."""
-        raise NotImplementedError
 
     def evaluate(self, p: np.ndarray, keep: bool = False):
         """Return (residuals, rows, states) of parameters p; residuals None if the run failed."""
