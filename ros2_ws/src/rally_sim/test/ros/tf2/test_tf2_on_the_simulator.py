@@ -111,11 +111,21 @@ def test_a_lookup_between_two_published_samples_interpolates_them(simulator):
     heard = Heard(client.node)
     buffer = tf2_ros.Buffer(node=client.node)
     tf2_ros.TransformListener(buffer, client.node)
-    client.step(50)
-    client.step(50)
+    period_ns, step_ns = 10 ** 7, 5 * 10 ** 7       # publishing at 100 Hz; 50 steps of 1 ms
+    stepped_ns = 0
+
+    def all_heard() -> bool:        # up to the last stamp, in the buffer too, 3 in a row
+        stamps = sorted(heard.tf)[-3:]
+        return (len(stamps) == 3 and stamps[2] == stepped_ns
+                and stamps[2] - stamps[0] == 2 * period_ns
+                and buffer.can_transform('odom', 'base_link', Time(nanoseconds=stamps[2])))
+    for _ in range(20):     # a step returns before this node has heard what it published
+        client.step(50)
+        stepped_ns += step_ns
+        if client.spin_until(all_heard, 5.0):
+            break
+    assert all_heard()
     stamps = sorted(heard.tf)
-    assert client.spin_until(lambda: buffer.can_transform('odom', 'base_link',
-                                                          Time(nanoseconds=stamps[-1])), 30.0)
     a, b = heard.tf[stamps[-3]], heard.tf[stamps[-2]]
     middle = stamps[-3] + (stamps[-2] - stamps[-3]) // 4
     got = buffer.lookup_transform('odom', 'base_link', Time(nanoseconds=middle))
