@@ -79,6 +79,7 @@ setup(
             'drift_lqr_controller = rally_sim.ros.drift_lqr_controller:main',
             'mppi_controller = rally_sim.ros.mppi_controller:main',
             'gap_follower = rally_sim.ros.gap_follower:main',
+            'technique_driver = rally_sim.ros.technique_driver:main',
             'view_server = rally_sim.ros.view_server:main',
             'rally_sim_replay = rally_sim.replay:main',
             'rally_sim_campaign = rally_sim.campaign.__main__:main',

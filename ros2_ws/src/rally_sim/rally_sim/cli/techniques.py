@@ -6,7 +6,9 @@ Run one of reference 000's rally techniques beside its control run; print and pl
 
 NAME: scandinavian_flick, left_foot_braking, trail_braking,
 handbrake_hairpin, power_oversteer, lift_off_oversteer (each with its own
-default car). Exit status 0 when the signature emerged, 1 when not.
+default car). Exit status 0 when the signature emerged, 1 when not. Each
+runs here, in-process; `./rally scenario NAME` runs the same inputs through
+the ROS simulator (config/scenarios/NAME.yaml).
 """
 
 import argparse
@@ -14,38 +16,7 @@ import os
 import sys
 
 from ..control.techniques import Result, TECHNIQUES
-
-QUANTITY = {'scandinavian_flick': 'sideslip', 'left_foot_braking': 'front_load',
-            'trail_braking': 'front_load', 'handbrake_hairpin': 'yaw',
-            'power_oversteer': 'sideslip', 'lift_off_oversteer': 'yaw_rate'}
-"""The column each technique's figure draws over time, beside the path."""
-
-
-def plot(result: Result, path: str) -> None:
-    """Write a PNG: the paths (x, y) and the signature's quantity over time, each run."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    quantity = QUANTITY[result.technique]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for run in result.runs:
-        left.plot(run.column('x'), run.column('y'), label=run.name)
-        values = run.column(quantity)
-        if quantity in ('sideslip', 'yaw'):
-            values = np.degrees(values)
-        right.plot(run.column('t'), values, label=run.name)
-    left.set(xlabel='x [m]', ylabel='y [m]', aspect='equal', title='path')
-    unit = {'sideslip': 'sideslip [deg]', 'yaw': 'heading [deg]', 'yaw_rate': 'yaw rate [rad/s]',
-            'front_load': 'front axle load [N]'}[quantity]
-    right.set(xlabel='t [s]', ylabel=unit, title=f'{result.technique} on {result.vehicle}')
-    for axes in (left, right):
-        axes.grid(True, alpha=0.3)
-        axes.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+from ..scenarios.techniques import plot
 
 
 def report(result: Result) -> str:
@@ -67,7 +38,7 @@ def main(argv=None) -> int:
     names = sorted(TECHNIQUES) if args.name == 'all' else [args.name]
     emerged = True
     for name in names:
-        result = TECHNIQUES[name](args.vehicle) if args.vehicle else TECHNIQUES[name]()
+        result = (TECHNIQUES[name](args.vehicle) if args.vehicle else TECHNIQUES[name]()).run()
         print(report(result))
         emerged &= result.emerged
         path = args.plot if args.name != 'all' else (

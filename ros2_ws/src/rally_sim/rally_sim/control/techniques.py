@@ -19,16 +19,22 @@ measured difference the technique is for:
   (rear drive);
 - lift_off_oversteer: a yaw-rate overshoot when the throttle lifts mid-corner
   against the throttle held (front, rear and all-wheel drive).
+
+A Technique is the plan: its runs' input schedules and how its signature is
+read from the runs. `Technique.run()` simulates it here; the scenario of the
+same name (`./rally scenario scandinavian_flick`) drives the same schedules
+through the ROS simulator (control/laws/technique.py) and reads the same
+signature from what the simulator published.
 """
 
 from dataclasses import dataclass, field
 import math
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
 from ..physics import Surface, Vehicle
-from ..physics.config import load_vehicle
+from ..physics.config import load_vehicle, VehicleConfig
 from ..physics.model import VX, VY, YAW, YAW_RATE
 from ..physics.vehicle import Command, DriverCommand
 from ..resources import vehicle_path
@@ -41,7 +47,7 @@ Schedule = Callable[[float], DriverCommand]
 
 @dataclass
 class Run:
-    """One simulated run: its rows (ROW) and what it was."""
+    """One simulated run: its rows (ROW, in the frame of its start pose) and its name."""
 
     name: str
     rows: np.ndarray
@@ -55,6 +61,26 @@ class Run:
         return float(self.column(name)[int(np.argmin(np.abs(self.column('t') - time_s)))])
 
 
+def start_framed(name: str, t, x, y, yaw, vx, vy, yaw_rate, front_load, front_fy) -> Run:
+    """
+    Return a Run from columns in any frame, moved into the frame of its first pose.
+
+    The ROS run starts where the stage's path does; its yaw, read from
+    quaternions, wraps at pi and is unwrapped here.
+    """
+    yaw = np.unwrap(np.asarray(yaw, dtype=float))
+    c, s = math.cos(yaw[0]), math.sin(yaw[0])
+    dx, dy = np.asarray(x, dtype=float) - x[0], np.asarray(y, dtype=float) - y[0]
+    vx, vy = np.asarray(vx, dtype=float), np.asarray(vy, dtype=float)
+    return Run(name, np.column_stack([
+        t, c * dx + s * dy, -s * dx + c * dy, yaw - yaw[0], np.hypot(vx, vy),
+        np.arctan2(vy, vx), yaw_rate, front_load, front_fy]))
+
+
+Judge = Callable[[List[Run]], Tuple[Dict[str, float], bool]]
+"""Reads a technique's signature from its runs (in its `runs` order): the figures, emerged."""
+
+
 @dataclass
 class Result:
     """A technique against its control run: the signature, and whether it emerged."""
@@ -64,7 +90,33 @@ class Result:
     runs: List[Run]
     signature: Dict[str, float] = field(default_factory=dict)
     emerged: bool = False
-    says: str = ''
+
+
+@dataclass
+class Technique:
+    """
+    A technique's plan: the car, its start, each run's inputs, and the signature's judge.
+
+    runs: the technique's run first, then its control run(s), by name; each
+    a schedule of driver inputs over time from a straight start at speed_m_s.
+    """
+
+    name: str
+    vehicle: str
+    speed_m_s: float
+    seconds: float
+    runs: Dict[str, Schedule]
+    judge: Judge
+
+    def run(self) -> Result:
+        """Simulate each run here (ROS-free) and judge them."""
+        return self.judged([simulate(self.vehicle, self.speed_m_s, schedule, self.seconds,
+                                     name=name) for name, schedule in self.runs.items()])
+
+    def judged(self, runs: List[Run]) -> Result:
+        """Return the Result of runs made elsewhere (the scenario's, over ROS)."""
+        signature, emerged = self.judge(runs)
+        return Result(self.name, self.vehicle, runs, signature, bool(emerged))
 
 
 def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
@@ -75,11 +127,9 @@ def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
     car.reset(vx=speed_m_s)
     dt = float(config['dt'])
     substeps = max(1, round(PERIOD_S / dt))
-    pedals = car.has_drivetrain
     rows = []
     for k in range(int(round(seconds / PERIOD_S))):
-        command = schedule(k * PERIOD_S)
-        car.set_command(command if pedals else as_torques(config, command))
+        car.set_command(command_of(config, schedule(k * PERIOD_S)))
         car.advance(substeps, PERIOD_S / substeps)
         s, wheels = car.state, car.wheels()
         vx, vy = float(s[VX]), float(s[VY])
@@ -90,7 +140,12 @@ def simulate(vehicle: str, speed_m_s: float, schedule: Schedule, seconds: float,
     return Run(name, np.array(rows))
 
 
-def as_torques(config, pedals: DriverCommand) -> Command:
+def command_of(config: VehicleConfig, pedals: DriverCommand):
+    """Return a driver's inputs as the car takes them: as they are, or as wheel torques."""
+    return pedals if config['drivetrain.layout'] != 'none' else as_torques(config, pedals)
+
+
+def as_torques(config: VehicleConfig, pedals: DriverCommand) -> Command:
     """
     Return the wheel torques of a driver's pedals on a car without a drivetrain (the arcade's).
 
@@ -112,8 +167,8 @@ def ramp(t: float, start_s: float, length_s: float) -> float:
 
 def scandinavian_flick(vehicle: str = 'rwd_gravel', speed_m_s: float = 14.0,
                        into_deg: float = 8.0, away_deg: float = 8.0,
-                       throttle: float = 0.2) -> Result:
-    """Turn in with a flick away first, and without it; the apex's sideslip (first 1.5 s)."""
+                       throttle: float = 0.2) -> Technique:
+    """Turn in with a flick away first, and without it; the apex's sideslip."""
     turn_s, into = 1.0, math.radians(into_deg)
 
     def flick(t: float) -> DriverCommand:
@@ -122,17 +177,19 @@ def scandinavian_flick(vehicle: str = 'rwd_gravel', speed_m_s: float = 14.0,
 
     def plain(t: float) -> DriverCommand:
         return DriverCommand(steer_rad=into * ramp(t, turn_s, 0.25), throttle=throttle)
-    runs = [simulate(vehicle, speed_m_s, flick, 3.0, name='flick'),
-            simulate(vehicle, speed_m_s, plain, 3.0, name='control')]
-    apex = [float(np.max(np.abs(r.column('sideslip')[r.column('t') > turn_s]))) for r in runs]
-    return Result('scandinavian_flick', vehicle, runs, {
-        'apex_sideslip_deg': math.degrees(apex[0]),
-        'control_apex_sideslip_deg': math.degrees(apex[1])}, apex[0] > apex[1])
+
+    def judge(runs: List[Run]):
+        apex = [math.degrees(np.max(np.abs(r.column('sideslip')[r.column('t') > turn_s])))
+                for r in runs]
+        return {'apex_sideslip_deg': apex[0], 'control_apex_sideslip_deg': apex[1],
+                'apex_sideslip_gain_deg': apex[0] - apex[1]}, apex[0] > apex[1]
+    return Technique('scandinavian_flick', vehicle, speed_m_s, 3.0,
+                     {'flick': flick, 'control': plain}, judge)
 
 
 def left_foot_braking(vehicle: str = 'fwd_hatchback', speed_m_s: float = 12.0,
                       steer_deg: float = 6.0, throttle: float = 0.3,
-                      brake: float = 0.15) -> Result:
+                      brake: float = 0.15) -> Technique:
     """Mid-corner, brake lightly with the throttle held, against the throttle alone."""
     steer, press_s = math.radians(steer_deg), 3.0
 
@@ -142,20 +199,23 @@ def left_foot_braking(vehicle: str = 'fwd_hatchback', speed_m_s: float = 12.0,
 
     def plain(t: float) -> DriverCommand:
         return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5), throttle=throttle)
-    runs = [simulate(vehicle, speed_m_s, braked, 4.0, name='left-foot braking'),
-            simulate(vehicle, speed_m_s, plain, 4.0, name='control')]
-    when = press_s + 0.3
-    load = [r.at('front_load', when) for r in runs]
-    yaw = [abs(r.at('yaw_rate', when)) for r in runs]
-    curvature = [y / r.at('speed', when) for y, r in zip(yaw, runs)]
-    return Result('left_foot_braking', vehicle, runs, {
-        'front_load_n': load[0], 'control_front_load_n': load[1],
-        'yaw_rate_rad_s': yaw[0], 'control_yaw_rate_rad_s': yaw[1],
-        'curvature_1_m': curvature[0], 'control_curvature_1_m': curvature[1]},
-        load[0] > load[1] and yaw[0] > yaw[1])
+
+    def judge(runs: List[Run]):
+        when = press_s + 0.3
+        load = [r.at('front_load', when) for r in runs]
+        yaw = [abs(r.at('yaw_rate', when)) for r in runs]
+        curvature = [y / r.at('speed', when) for y, r in zip(yaw, runs)]
+        return {'front_load_n': load[0], 'control_front_load_n': load[1],
+                'front_load_gain_n': load[0] - load[1],
+                'yaw_rate_rad_s': yaw[0], 'control_yaw_rate_rad_s': yaw[1],
+                'yaw_rate_gain_rad_s': yaw[0] - yaw[1],
+                'curvature_1_m': curvature[0], 'control_curvature_1_m': curvature[1]
+                }, load[0] > load[1] and yaw[0] > yaw[1]
+    return Technique('left_foot_braking', vehicle, speed_m_s, 4.0,
+                     {'left_foot_braking': braked, 'control': plain}, judge)
 
 
-def trail_braking(vehicle: str = 'rwd_gravel') -> Result:
+def trail_braking(vehicle: str = 'rwd_gravel', speed_m_s: float = 16.0) -> Technique:
     """Turn in while still braking, against braking in a straight line first."""
     turn_s, steer = 1.2, math.radians(10.0)
 
@@ -167,16 +227,17 @@ def trail_braking(vehicle: str = 'rwd_gravel') -> Result:
     def straight(t: float) -> DriverCommand:
         return DriverCommand(steer_rad=steer * ramp(t, turn_s, 0.3),
                              brake=0.5 * ramp(t, 0.2, 0.1) * (t < turn_s - 0.3), gear=2)
-    runs = [simulate(vehicle, 16.0, trailed, 3.0, name='trail braking'),
-            simulate(vehicle, 16.0, straight, 3.0, name='control')]
-    load = [r.at('front_load', turn_s + 0.15) for r in runs]
-    return Result('trail_braking', vehicle, runs, {
-        'front_load_at_turn_in_n': load[0], 'control_front_load_at_turn_in_n': load[1]},
-        load[0] > load[1])
+
+    def judge(runs: List[Run]):
+        load = [r.at('front_load', turn_s + 0.15) for r in runs]
+        return {'front_load_at_turn_in_n': load[0], 'control_front_load_at_turn_in_n': load[1],
+                'front_load_gain_at_turn_in_n': load[0] - load[1]}, load[0] > load[1]
+    return Technique('trail_braking', vehicle, speed_m_s, 3.0,
+                     {'trail_braking': trailed, 'control': straight}, judge)
 
 
-def handbrake_hairpin(vehicle: str = 'rwd_gravel') -> Result:
-    """Take a hairpin at 12 m/s on full lock with a handbrake pull at turn-in, and without."""
+def handbrake_hairpin(vehicle: str = 'rwd_gravel', speed_m_s: float = 12.0) -> Technique:
+    """Take a hairpin on full lock with a handbrake pull at turn-in, and without."""
     lock = load_vehicle(vehicle_path(vehicle))['steering.max_angle_rad']
 
     def pulled(t: float) -> DriverCommand:
@@ -185,32 +246,38 @@ def handbrake_hairpin(vehicle: str = 'rwd_gravel') -> Result:
 
     def plain(t: float) -> DriverCommand:
         return DriverCommand(steer_rad=lock * ramp(t, 0.5, 0.3), gear=2)
-    runs = [simulate(vehicle, 12.0, pulled, 3.0, name='handbrake'),
-            simulate(vehicle, 12.0, plain, 3.0, name='control')]
-    turned = [abs(r.at('yaw', 2.5)) for r in runs]
-    return Result('handbrake_hairpin', vehicle, runs, {
-        'heading_change_deg': math.degrees(turned[0]),
-        'control_heading_change_deg': math.degrees(turned[1])}, turned[0] > turned[1])
+
+    def judge(runs: List[Run]):
+        turned = [math.degrees(abs(r.at('yaw', 2.5))) for r in runs]
+        return {'heading_change_deg': turned[0], 'control_heading_change_deg': turned[1],
+                'heading_change_gain_deg': turned[0] - turned[1]}, turned[0] > turned[1]
+    return Technique('handbrake_hairpin', vehicle, speed_m_s, 3.0,
+                     {'handbrake': pulled, 'control': plain}, judge)
 
 
-def power_oversteer(vehicle: str = 'rwd_gravel',
-                    throttles=(0.15, 0.2, 0.25, 0.3, 0.35)) -> Result:
-    """Hold a fixed steer at 10 m/s and each throttle in turn: the sideslip after 2 s of it."""
+def power_oversteer(vehicle: str = 'rwd_gravel', speed_m_s: float = 10.0,
+                    throttles=(0.15, 0.2, 0.25, 0.3, 0.35)) -> Technique:
+    """Hold a fixed steer and each throttle in turn: the sideslip after 2 s of it."""
     steer = math.radians(10.0)
-    runs = []
-    for throttle in throttles:
-        def schedule(t: float, throttle=throttle) -> DriverCommand:
+
+    def held(throttle: float) -> Schedule:
+        def schedule(t: float) -> DriverCommand:
             return DriverCommand(steer_rad=steer * ramp(t, 0.3, 0.3),
                                  throttle=0.15 + (throttle - 0.15) * ramp(t, 1.0, 0.3), gear=2)
-        runs.append(simulate(vehicle, 10.0, schedule, 3.0, name=f'throttle {throttle:g}'))
-    sideslip = [abs(r.at('sideslip', 3.0)) for r in runs]
-    return Result('power_oversteer', vehicle, runs, {
-        f'sideslip_deg_at_throttle_{t:g}': math.degrees(b) for t, b in zip(throttles, sideslip)},
-        bool(np.all(np.diff(sideslip) > 0.0)))
+        return schedule
+
+    def judge(runs: List[Run]):
+        sideslip = np.degrees([abs(r.at('sideslip', 3.0)) for r in runs])
+        return {**{f'sideslip_deg_at_throttle_{t:g}': float(b)
+                   for t, b in zip(throttles, sideslip)},
+                'sideslip_rise_least_deg': float(np.min(np.diff(sideslip)))
+                }, bool(np.all(np.diff(sideslip) > 0.0))
+    return Technique('power_oversteer', vehicle, speed_m_s, 3.0,
+                     {f'throttle_{t:g}': held(t) for t in throttles}, judge)
 
 
 def lift_off_oversteer(vehicle: str = 'fwd_hatchback', speed_m_s: float = 13.0,
-                       steer_deg: float = 6.0, throttle: float = 0.3) -> Result:
+                       steer_deg: float = 6.0, throttle: float = 0.3) -> Technique:
     """Mid-corner on part throttle, the throttle lifted, against the throttle held."""
     steer, lift_s = math.radians(steer_deg), 3.0
 
@@ -220,15 +287,24 @@ def lift_off_oversteer(vehicle: str = 'fwd_hatchback', speed_m_s: float = 13.0,
 
     def held(t: float) -> DriverCommand:
         return DriverCommand(steer_rad=steer * ramp(t, 0.5, 0.5), throttle=throttle)
-    runs = [simulate(vehicle, speed_m_s, lifted, 4.5, name='lift-off'),
-            simulate(vehicle, speed_m_s, held, 4.5, name='control')]
-    after = [r.column('t') > lift_s for r in runs]
-    peak = [float(np.max(np.abs(r.column('yaw_rate')[a]))) for r, a in zip(runs, after)]
-    return Result('lift_off_oversteer', vehicle, runs, {
-        'peak_yaw_rate_rad_s': peak[0], 'control_peak_yaw_rate_rad_s': peak[1],
-        'overshoot_share': peak[0] / peak[1] - 1.0}, peak[0] > peak[1])
+
+    def judge(runs: List[Run]):
+        peak = [float(np.max(np.abs(r.column('yaw_rate')[r.column('t') > lift_s])))
+                for r in runs]
+        return {'peak_yaw_rate_rad_s': peak[0], 'control_peak_yaw_rate_rad_s': peak[1],
+                'overshoot_share': peak[0] / peak[1] - 1.0}, peak[0] > peak[1]
+    return Technique('lift_off_oversteer', vehicle, speed_m_s, 4.5,
+                     {'lift_off': lifted, 'control': held}, judge)
 
 
-TECHNIQUES = {'scandinavian_flick': scandinavian_flick, 'left_foot_braking': left_foot_braking,
-              'trail_braking': trail_braking, 'handbrake_hairpin': handbrake_hairpin,
-              'power_oversteer': power_oversteer, 'lift_off_oversteer': lift_off_oversteer}
+MARGINS = {'scandinavian_flick': 'apex_sideslip_gain_deg',
+           'left_foot_braking': 'front_load_gain_n',
+           'trail_braking': 'front_load_gain_at_turn_in_n',
+           'handbrake_hairpin': 'heading_change_gain_deg',
+           'power_oversteer': 'sideslip_rise_least_deg', 'lift_off_oversteer': 'overshoot_share'}
+"""Each technique's margin: the signature's figure against its control run (> 0: it shows)."""
+TECHNIQUES: Dict[str, Callable[..., Technique]] = {
+    'scandinavian_flick': scandinavian_flick, 'left_foot_braking': left_foot_braking,
+    'trail_braking': trail_braking, 'handbrake_hairpin': handbrake_hairpin,
+    'power_oversteer': power_oversteer, 'lift_off_oversteer': lift_off_oversteer}
+"""Each technique's plan, by name, on its default car (or the vehicle given)."""

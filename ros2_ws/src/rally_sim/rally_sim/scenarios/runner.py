@@ -43,6 +43,7 @@ from .spec import (
     first_answered_ns, load_scenario, module_of, outputs, PHYSICS_RATE_HZ, reference_path_file,
     RUNNER_NODE, ScenarioError, sensor_file, SIMULATOR_NODE, stage_label, start_velocities,
     vehicle_file)
+from .techniques import FRONT_FIELDS, judged, plot as plot_technique, technique_metrics
 from ..control.laws.drift_lqr import plan_ahead
 from ..control.path import ClosedPath
 from ..resources import surface_from, vehicle_path
@@ -100,7 +101,8 @@ class Observer:
         self.slip_fields = FieldReader(WheelSlip, [f'slip_angle.{i}' for i in range(4)])
         self.height_field = FieldReader(Odometry, ['pose.pose.position.z'])
         self.load_fields = FieldReader(WheelSlip, [f'normal_load.{i}' for i in range(4)])
-        slip = slip or spec['metrics'] == 'jump'      # (a jump's metrics read the loads)
+        self.front_fields = FieldReader(WheelSlip, FRONT_FIELDS)
+        slip = slip or spec['metrics'] in ('jump', 'technique')    # (their metrics read loads)
         self.watch_slip = slip
         watched = [(Odometry, ego + 'ground_truth/odom', self.odom)] + [
             (Odometry, f'{car}/ground_truth/odom', store)
@@ -181,6 +183,10 @@ class Observer:
         """Return base_link's height [m] and the wheels' summed load [N] at the stamps."""
         return {'z': np.array([self.height_field.read(self.odom[s])[0] for s in stamps]),
                 'load': np.array([sum(self.load_fields.read(self.slip[s])) for s in stamps])}
+
+    def front(self, stamps: List[int]) -> np.ndarray:
+        """Return the front wheels' loads and lateral forces [N] at the stamps (FRONT_FIELDS)."""
+        return np.array([self.front_fields.read(self.slip[s]) for s in stamps]).reshape(-1, 4)
 
     def position(self, stamp: int) -> List[float]:
         """Return the true x, y [m] at `stamp`."""
@@ -364,6 +370,8 @@ def run(spec: Dict[str, Any], folder: str, stop: StopRequest,
               'others': observer.poses(stamps[:len(states['t'])])}
     if spec['metrics'] == 'jump':
         result['body'] = observer.body(stamps[:len(states['t'])])
+    if spec['metrics'] == 'technique':
+        result['front'] = observer.front(stamps[:len(states['t'])])
     return result
 
 
@@ -435,11 +443,50 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
     slip: see run() (the metrics do not read it).
     """
     plan_transitions(spec)
+    if spec['runs']:
+        return execute_runs(spec, folder, stop, record, start)
     result = run(spec, folder, stop, record, start, slip)
     evaluated = evaluate(spec, result, [c['time_ns'] for c in result['contacts']])
     verdicts, passed = judge(evaluated['metrics'], spec['thresholds'])
     passed = passed and result['spin'] is None
     simulated = evaluated['series']['t'][-1]
+    return write_report(spec, folder, result, evaluated['metrics'], simulated, verdicts,
+                        passed), result, evaluated['series']
+
+
+def execute_runs(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = None,
+                 start: Callable = start_logged):
+    """
+    Run a technique scenario: each of its runs, into folder/RUN (and record/RUN); judge them.
+
+    Returns (report, result, None): result['technique'] is the judged
+    control/techniques.py Result (its runs, its signature), which report.png draws.
+    """
+    results, wall, loop_wall = {}, 0.0, 0.0
+    if record:
+        os.makedirs(record)
+    for name in spec['runs']:
+        params = dict(spec['controller'].get('params', {}), run=name)
+        one = dict(spec, controller=dict(spec['controller'], params=params))
+        os.makedirs(os.path.join(folder, name), exist_ok=True)
+        results[name] = run(one, os.path.join(folder, name), stop,
+                            record and os.path.join(record, name), start)
+        wall += results[name]['wall_s']
+        loop_wall += results[name]['loop_wall_s']
+    technique = judged(spec, results)
+    metrics = technique_metrics(technique)
+    verdicts, passed = judge(metrics, spec['thresholds'])
+    simulated = sum(float(r['states']['t'][-1]) for r in results.values())
+    result = {'technique': technique, 'wall_s': wall, 'loop_wall_s': loop_wall, 'spin': None,
+              'contacts': [c for r in results.values() for c in r['contacts']]}
+    return write_report(spec, folder, result, metrics, simulated, verdicts, passed,
+                        runs=list(spec['runs'])), result, None
+
+
+def write_report(spec: Dict[str, Any], folder: str, result: Dict[str, Any],
+                 metrics: Dict[str, float], simulated: float, verdicts, passed: bool,
+                 **more) -> Dict[str, Any]:
+    """Write and return report.json: the run, its metrics and verdicts (more: added keys)."""
     report = {'scenario': spec['name'], 'file': spec['file'], 'vehicle': spec['vehicle'],
               'stage': spec['stage'], 'controller': spec['controller'],
               'sensors': spec['sensors'], 'seed': spec['seed_in_use'],
@@ -449,13 +496,13 @@ def execute(spec: Dict[str, Any], folder: str, stop: StopRequest, record: str = 
               'real_time_factor': simulated / result['wall_s'],
               'loop_wall_s': result['loop_wall_s'],
               'loop_real_time_factor': simulated / result['loop_wall_s'],
-              'metrics': evaluated['metrics'], 'thresholds': verdicts, 'passed': passed,
-              'contacts': result['contacts'], 'spin': result['spin']}
+              'metrics': metrics, 'thresholds': verdicts, 'passed': passed,
+              'contacts': result['contacts'], 'spin': result['spin'], **more}
     if 'cut_from_s' in spec:        # --duration: a quick look, not judged
         report.update(cut_from_s=spec['cut_from_s'], passed=None)
     with open(os.path.join(folder, 'report.json'), 'w', encoding='utf-8') as out:
         json.dump(report, out, indent=2, default=str)
-    return report, result, evaluated['series']
+    return report
 
 
 def main(argv=None, stop: StopRequest = None) -> int:
@@ -501,7 +548,10 @@ def main(argv=None, stop: StopRequest = None) -> int:
     except RuntimeError as error:
         print(f'error: {error}; logs in {folder}', file=sys.stderr)
         return 1
-    plot_report(spec, result, series, os.path.join(folder, 'report.png'))
+    if 'technique' in result:
+        plot_technique(result['technique'], os.path.join(folder, 'report.png'))
+    else:
+        plot_report(spec, result, series, os.path.join(folder, 'report.png'))
     verdicts, passed, simulated = report['thresholds'], report['passed'], report['simulated_s']
     for metric, value in report['metrics'].items():
         verdict = verdicts.get(metric)

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
+from .techniques import TECHNIQUE_METRICS
 from ..control.path import ClosedPath
 from ..physics import ConfigError, SURFACE_GRIP
 from ..physics.config import STEER_ALIASES
@@ -32,7 +33,7 @@ KEYS = {'name': str, 'vehicle': str, 'stage': (str, dict), 'command_mode': str, 
 OPTIONAL = {'sensors': (str, 'ideal'), 'seed': ((int, str), 0), 'actuation': (dict, {}),
             'vehicle_overrides': (dict, {}), 'sensor_overrides': (dict, {}),
             'equilibrium': (dict, {}), 'opponents': (list, []), 'path': (str, ''),
-            'stop_on_spin': (bool, None), 'initial_state': (dict, {})}
+            'stop_on_spin': (bool, None), 'initial_state': (dict, {}), 'runs': (list, [])}
 """Keys a scenario may leave out: their types and defaults."""
 MAX_SEED = 2 ** 31 - 1
 INITIAL_SPEED_LIMIT_M_S = 100.0
@@ -47,6 +48,7 @@ METRICS = {
     'jump': ('cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad',
              'completion_time_s', 'off_road_time_s', 'mean_speed_m_s', 'airtime_s',
              'longest_flight_s', 'flights', 'peak_height_m', 'landing_load_g'),
+    'technique': TECHNIQUE_METRICS,
 }
 WORLD_METRICS = ('collisions', 'min_clearance_m')
 """Metrics of every scenario on a stage with walls or with opponents (scenarios/metrics.py's
@@ -68,7 +70,7 @@ CONTROLLER_NODE = 'scenario_controller'
 whom to wait for."""
 CLOCKLESS_CONTROLLERS = ('rally_sim.ros.path_follower', 'rally_sim.ros.drift_controller',
                          'rally_sim.ros.drift_lqr_controller', 'rally_sim.ros.mppi_controller',
-                         'rally_sim.ros.gap_follower')
+                         'rally_sim.ros.gap_follower', 'rally_sim.ros.technique_driver')
 """Our example controllers, which read no clock (each answer carries its input's stamp):
 started without use_sim_time, as /clock would cost each control period a message in the
 simulator and a callback in the controller, and change nothing."""
@@ -143,6 +145,7 @@ def check_scenario(spec: Dict[str, Any], path: str) -> Dict[str, Any]:
     _check_initial_state(spec, path)
     _check_opponents(spec, path)
     _check_path(spec, path)
+    _check_runs(spec, path)
     spec['file'] = path
     return spec
 
@@ -200,6 +203,33 @@ def _check_path(spec: Dict[str, Any], path: str) -> None:
     controller = spec['controller']
     if controller['command'][-1] == FOLLOWER:
         controller.setdefault('params', {}).setdefault('path_file', spec['path'])
+
+
+def _check_runs(spec: Dict[str, Any], path: str) -> None:
+    """
+    Check a technique scenario: its controller's technique and `runs`, the technique's runs.
+
+    The controller (the technique driver) runs once per run, with `run:=NAME`;
+    it drives the scenario's car unless its params name another `vehicle`.
+    """
+    if spec['metrics'] != 'technique':
+        if spec['runs']:
+            raise ScenarioError(f"{path}: key 'runs' is for 'metrics: technique' only")
+        return
+    from ..control.techniques import TECHNIQUES
+    params = spec['controller'].setdefault('params', {})
+    name = params.get('technique')
+    if name not in TECHNIQUES:
+        raise ScenarioError(f"{path}: 'metrics: technique' needs controller.params.technique, "
+                            f'one of {sorted(TECHNIQUES)}')
+    params.setdefault('vehicle', spec['vehicle'])
+    try:
+        runs = list(TECHNIQUES[name](params['vehicle']).runs)
+    except (ValueError, OSError) as error:
+        raise ScenarioError(f"{path}: key 'controller.params.vehicle': {error}") from None
+    if sorted(map(str, spec['runs'])) != sorted(runs):
+        raise ScenarioError(f"{path}: key 'runs' must name {name}'s runs, {runs}, not "
+                            f"{spec['runs']}")
 
 
 def reference_path_file(spec: Dict[str, Any]) -> str:

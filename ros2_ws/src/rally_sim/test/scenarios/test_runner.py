@@ -34,9 +34,12 @@ and the gap followers' (test_inprocess.py runs the gap follower and two cars as 
 shorter, against their in-process runs, and records the two cars' bag):
 test/campaign/test_inprocess.py runs them in-process, full length, and the README's block
 of scenarios runs each through ROS for 2 s (test_docs.py): the suite's time."""
-ROS_ELSEWHERE = ('drift_skid_pad',)
+ROS_ELSEWHERE = ('drift_skid_pad', 'scandinavian_flick', 'left_foot_braking', 'trail_braking',
+                 'handbrake_hairpin', 'power_oversteer', 'lift_off_oversteer')
 """Run through ROS elsewhere, as written: the user guide's block (test_docs.py); its bag is
-drift_skid_pad_typical's but for the sensors."""
+drift_skid_pad_typical's but for the sensors. The techniques' (one bag a run):
+test_technique_scenarios.py runs two through ROS, against their in-process runs, which
+test/control/test_techniques.py runs for all six."""
 
 
 PATH_FOLLOW_BEFORE_SENSORS = {
