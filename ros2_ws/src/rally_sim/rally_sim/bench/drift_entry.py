@@ -2,10 +2,11 @@
 Into the drift on any car: seeded random rear-drive cars enter and hold a drift from grip.
 
     python -m rally_sim.bench.drift_entry [--cars 100] [--first 0] [--sideslip-deg -20]
-                                          [--entry auto|ramp|planned]
+                                          [--entry auto|ramp|planned] [--springs-every 4]
 
 Each car (rally_sim/random_cars.py: 1/10 scale to rally cars, open,
-clutch-pack and locked differentials, torque and driver modes) drives on
+clutch-pack and locked differentials, torque and driver modes; every fourth
+on springs, the others planar) drives on
 gravel round a circle 1.3 times its tightest (its CG's at full lock; where
 the car holds no such drift on a circle that tight, the tightest it holds
 it on: circle_of()); the
@@ -34,7 +35,7 @@ from ..physics import Surface, Vehicle
 from ..physics.config import from_mapping
 from ..physics.equilibria import EquilibriumError
 from ..physics.model import OMEGA
-from ..random_cars import random_car, tightest_radius_m
+from ..random_cars import on_springs, random_car, tightest_radius_m
 
 RADIUS_SHARE = 1.3
 """The circle: this many times the car's tightest."""
@@ -48,6 +49,16 @@ LONGEST_S = 90.0
 """A run ends here at the latest (a car that never settles in grip)."""
 SIDESLIP_RMS_DEG = 0.5
 RADIUS_RMS_SHARE = 0.01
+SPRINGS_EVERY = 4
+"""Every this many cars (seed % SPRINGS_EVERY == SPRINGS_EVERY - 1) is on springs."""
+
+
+def bench_car(seed: int, springs_every: int = SPRINGS_EVERY) -> Tuple[Dict, str]:
+    """Return (vehicle tree, drive mode) of the bench's car `seed`: planar, or on springs."""
+    tree, _, mode = random_car(seed)
+    if springs_every and seed % springs_every == springs_every - 1:
+        tree = on_springs(tree, seed)
+    return tree, mode
 
 
 def designed(config, mode: str, radius: float, sideslip_deg: float) -> DriftLqr:
@@ -100,9 +111,10 @@ def circle_of(tree: Dict, mode: str, sideslip_deg: float) -> Tuple[float, str]:
         return RADIUS_SHARE * drift, f'tightest drift circle ({drift / turning:.2f} x turning)'
 
 
-def law_of(seed: int, sideslip_deg: float, entry: str = 'auto'):
+def law_of(seed: int, sideslip_deg: float, entry: str = 'auto',
+           springs_every: int = SPRINGS_EVERY):
     """Return (vehicle tree, circle radius, the law as `entry` would enter it) of a random car."""
-    tree, _, mode = random_car(seed)
+    tree, mode = bench_car(seed, springs_every)
     radius, _ = circle_of(tree, mode, sideslip_deg)
     law = designed(from_mapping(tree), mode, radius, sideslip_deg)
     if entry == 'planned' or (entry == 'auto' and needs_plan(law)):
@@ -138,14 +150,16 @@ def drive(tree: Dict, radius: float, law) -> np.ndarray:
     return np.array(rows)
 
 
-def check_car(seed: int, sideslip_deg: float = -20.0, entry: str = 'auto') -> Dict:
+def check_car(seed: int, sideslip_deg: float = -20.0, entry: str = 'auto',
+              springs_every: int = SPRINGS_EVERY) -> Dict:
     """Return one car's result: passed, the errors, the entry used and why it failed."""
     start = time.monotonic()
-    tree, _, mode = random_car(seed)
+    tree, mode = bench_car(seed, springs_every)
     result = {'seed': seed, 'mode': mode, 'differential': tree['differential']['rear']['type'],
-              'wheelbase_m': round(tree['cg_to_front_axle_m'] + tree['cg_to_rear_axle_m'], 3)}
+              'wheelbase_m': round(tree['cg_to_front_axle_m'] + tree['cg_to_rear_axle_m'], 3),
+              'body': tree.get('body', 'planar')}
     try:
-        tree, radius, law = law_of(seed, sideslip_deg, entry)
+        tree, radius, law = law_of(seed, sideslip_deg, entry, springs_every)
     except EquilibriumError as error:
         return dict(result, passed=False, reason=str(error), seconds=time.monotonic() - start)
     planned = isinstance(law, EnteringDrift)
@@ -174,11 +188,13 @@ def main(argv=None) -> int:
     parser.add_argument('--sideslip-deg', type=float, default=-20.0)
     parser.add_argument('--entry', choices=('auto', 'ramp', 'planned'), default='auto',
                         help="the controller's entry parameter (ramp: as before planned entries)")
+    parser.add_argument('--springs-every', type=int, default=SPRINGS_EVERY,
+                        help='every this many cars on springs (0: all planar)')
     parser.add_argument('--out', default='out/drift_entry.json')
     args = parser.parse_args(argv)
     results = []
     for seed in range(args.first, args.first + args.cars):
-        result = check_car(seed, args.sideslip_deg, args.entry)
+        result = check_car(seed, args.sideslip_deg, args.entry, args.springs_every)
         results.append(result)
         print(json.dumps(result), flush=True)
     passed = sum(r['passed'] for r in results)

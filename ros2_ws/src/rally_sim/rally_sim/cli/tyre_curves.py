@@ -2,7 +2,7 @@
 A tyre's curves as a tyre engineer reads them: `./rally tyre FILE.tir`, `python -m rally_sim.tyre`.
 
     python -m rally_sim.tyre FILE.tir|TYRE|VEHICLE [--load N ...] [--camber RAD] [--speed V]
-        [--plot FILE] [--csv FILE]
+        [--plot FILE] [--csv FILE] [--keys]
 
 From a tyre property file (.tir, Magic Formula 5.2 or 6.x; physics/tir.py),
 a shipped tyre by name (config/tyres), or a vehicle file or preset on .tir
@@ -12,7 +12,10 @@ Fy against the slip angle at three loads (default half, one and one and a
 half times FNOMIN), Fx against the slip ratio, Mz against the slip angle,
 and the combined-slip envelope (Fx against Fy as the slip ratio runs, at
 fixed slip angles). Prints a summary per load (peaks, where they are, the
-slip stiffnesses); --csv writes the table behind the curves, --plot a PNG.
+slip stiffnesses); --csv writes the table behind the curves, --plot a PNG,
+--keys each coefficient the formula uses, its value in SI and where it
+came from (the file, the file in other units, or MFeval's default). A key
+left out that shapes a curve is named in a warning (physics/tir.py).
 Axes and signs are the file's (ISO-W: a positive slip angle gives a
 negative Fy). Exit status: 0, or 2 for a file or argument that cannot be
 used (the message says why).
@@ -24,12 +27,15 @@ import math
 import os
 import sys
 from typing import Dict, List, Sequence, Tuple
+import warnings
 
 import numpy as np
 
 from ..physics import ConfigError, load_vehicle
 from ..physics import magic_formula as mf
-from ..physics.tir import read_tir, TirError, TyreFile
+from ..physics.tir import (
+    COEFFICIENTS, DEFAULTS, MFEVAL_DEFAULTS, NOT_IN_MFEVAL, read_tir, SCALING, TirError,
+    TirWarning, TyreFile)
 from ..resources import shipped, tyre_path, vehicle_path
 
 SLIP_ANGLES_RAD = np.radians(np.linspace(-25.0, 25.0, 201))
@@ -43,7 +49,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog='./rally tyre', description=__doc__.split('\n\n')[0],
                                      epilog='Axes: ISO-W, as the file is fitted.')
-    parser.add_argument('tir', metavar='FILE.tir|TYRE|VEHICLE',
+    parser.add_argument('tir', metavar='FILE.tir|TYRE|VEHICLE', nargs='?',
                         help='tyre property file, a shipped tyre (' + ', '.join(
                             shipped('tyres', '.tir')) + '), or a vehicle file or preset on '
                         '.tir tyres')
@@ -55,7 +61,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="forward speed [m/s]; default the file's LONGVL")
     parser.add_argument('--plot', metavar='FILE', help='write the curves as a PNG')
     parser.add_argument('--csv', metavar='FILE', help='write the table behind them')
+    parser.add_argument('--keys', action='store_true',
+                        help="print each coefficient's value (SI) and where it came from")
+    parser.add_argument('--defaults', action='store_true',
+                        help='print what a key a file leaves out is (Markdown; no file)')
     args = parser.parse_args(argv)
+    if args.tir is None and not args.defaults:
+        parser.error('a tyre file, a shipped tyre or a vehicle is needed (or --defaults)')
     for name in ('load', 'camber', 'speed'):
         values = getattr(args, name)
         for value in (values if isinstance(values, list) else [values]):
@@ -114,6 +126,40 @@ def summary(tyre: TyreFile, rows: List[Dict[str, float]], loads: Sequence[float]
                      f'{fx["slip_ratio"]:8.3f} {abs(fx["fx_n"]) / load:6.3f} {kya:16.0f} '
                      f'{kxk:12.0f} {mz["mz_n_m"]:14.1f}')
     return '\n'.join(lines)
+
+
+def keys(tyre: TyreFile) -> str:
+    """Return each coefficient the formula uses: its value in SI and where it came from."""
+    lines = [f'{"key":<24} {"value (SI)":>14}  from']
+    for key in COEFFICIENTS:
+        lines.append(f'{key:<24} {tyre[key]:14.6g}  {origin(tyre, key)}')
+    return '\n'.join(lines)
+
+
+def defaults_table() -> str:
+    """Return the keys a file may leave out whose default is not 0 (nor a scaling factor's 1)."""
+    given = [(key, DEFAULTS[key]) for key in COEFFICIENTS
+             if DEFAULTS.get(key, 0.0) != 0.0 and key not in SCALING]
+    rows = -(-len(given) // 3)
+    lines = ['| key | default | key | default | key | default |', '|---|---|---|---|---|---|']
+    for i in range(rows):
+        cells = [given[j] for j in (i, i + rows, i + 2 * rows) if j < len(given)]
+        lines.append('| ' + ' | '.join(f'{key} | {value:g}' for key, value in cells) + ' |')
+    return '\n'.join(lines)
+
+
+def origin(tyre: TyreFile, key: str) -> str:
+    """Return where a coefficient's value came from, in words."""
+    said = tyre.origins.get(key, 'default')
+    if said == 'NOMPRES':
+        return 'NOMPRES (not in the file)'
+    if said != 'default':
+        return said
+    if key in NOT_IN_MFEVAL:
+        return 'default (a key MFeval does not read)'
+    if DEFAULTS.get(key, 0.0) != MFEVAL_DEFAULTS.get(key, 0.0):
+        return f"default (MFeval's {MFEVAL_DEFAULTS[key]:g}: not used here, no relaxation)"
+    return "default (MFeval's readTIR)"
 
 
 def plot(tyre: TyreFile, rows: List[Dict[str, float]], loads: Sequence[float], path: str) -> None:
@@ -189,8 +235,14 @@ def tyres_named(name: str) -> List[Tuple[str, TyreFile, float, float]]:
 def main(argv=None) -> int:
     """Print each tyre's summary; write its curves' table and plot if asked."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.defaults:
+        print(defaults_table())
+        if args.tir is None:
+            return 0
     try:
-        tyres = tyres_named(args.tir)
+        with warnings.catch_warnings():     # printed below, with each tyre
+            warnings.simplefilter('ignore', TirWarning)
+            tyres = tyres_named(args.tir)
     except (TirError, ConfigError) as error:
         print(f'./rally tyre: error: {error}', file=sys.stderr)
         return 2
@@ -202,6 +254,10 @@ def main(argv=None) -> int:
         if axle:
             print(f"{axle} tyre, camber {camber:g} rad (the left wheel's inclination):")
         print(summary(tyre, rows, loads))
+        for said in tyre.warnings:
+            print(f'warning: {said}')
+        if args.keys:
+            print(keys(tyre))
         suffix = f'_{axle}' if len(tyres) > 1 else ''
         if args.csv:
             written = _suffixed(args.csv, suffix)

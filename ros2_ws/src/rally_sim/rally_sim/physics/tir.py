@@ -15,9 +15,18 @@ sections are read in any case. What the reader takes:
   the dimensioned keys (DIMENSIONED) are converted to SI. ANGLE must be
   radian: the Magic Formula's coefficients are fitted on slip and camber
   angles, and a file fitted in degrees is not converted (refused, saying so).
-- Every coefficient a file leaves out takes the MF manuals' value
-  (DEFAULTS: 0, scaling factors 1, PKY4 2); FNOMIN, UNLOADED_RADIUS and
-  the shape, peak and stiffness coefficients (REQUIRED) must be there.
+- Every coefficient a file leaves out takes the value MFeval's reader
+  (readTIR) gives it (DEFAULTS), as MFeval and TNO's solver read the file;
+  two exceptions: the carcass stiffnesses (LONGITUDINAL_STIFFNESS,
+  LATERAL_STIFFNESS) stay 0 when missing, so a file without them gives no
+  relaxation lengths (MFeval's steady state does not use them), and a
+  missing INFLPRES is NOMPRES (the tyre at its nominal pressure). A missing
+  key whose default shapes a curve the file's version uses (SHAPING: the
+  peak, shape and stiffness coefficients, PKY2, the combined-slip weights,
+  the trail and the rolling resistance) is named in a warning (TirWarning,
+  and TyreFile.warnings): the file's author may have meant 0. Each value's
+  origin is kept (TyreFile.origins: the file, the file in other units, or
+  the default; `./rally tyre FILE --keys` prints them).
 
 Errors (TirError) name the file, the section, the key, the value and why.
 """
@@ -25,7 +34,8 @@ Errors (TirError) name the file, the section, the key, the value and why.
 from dataclasses import dataclass, field
 import math
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
+import warnings
 
 FITTYPS = {5: '5.2', 52: '5.2', 6: '5.2', 21: '5.2', 61: '6.1', 62: '6.2'}
 """FITTYP values read, and the Magic Formula version each means."""
@@ -63,11 +73,6 @@ DIMENSIONED = {
 }
 """The keys with a physical unit, and its dimensions; every other number is dimensionless."""
 
-REQUIRED = {'FNOMIN': 'VERTICAL', 'UNLOADED_RADIUS': 'DIMENSION',
-            'PCX1': 'LONGITUDINAL_COEFFICIENTS', 'PDX1': 'LONGITUDINAL_COEFFICIENTS',
-            'PKX1': 'LONGITUDINAL_COEFFICIENTS', 'PCY1': 'LATERAL_COEFFICIENTS',
-            'PDY1': 'LATERAL_COEFFICIENTS', 'PKY1': 'LATERAL_COEFFICIENTS'}
-"""The keys without which a tyre has no curve, and their sections."""
 POSITIVE = ('FNOMIN', 'UNLOADED_RADIUS', 'LONGVL', 'NOMPRES', 'INFLPRES', 'PCX1', 'PCY1')
 """Keys that must be positive (when the file has them)."""
 
@@ -93,11 +98,36 @@ COEFFICIENTS = tuple(SCALING) + tuple((
     'LONGITUDINAL_STIFFNESS LATERAL_STIFFNESS PCFX1 PCFX2 PCFX3 PCFY1 PCFY2 PCFY3').split())
 """The coefficients the Magic Formula here uses (magic_formula.py), in a fixed order."""
 
-DEFAULTS: Dict[str, float] = {
-    **dict.fromkeys(SCALING, 1.0),
-    'LMUV': 0.0, 'PKY4': 2.0, 'LONGVL': 16.7, 'VXLOW': 1.0, 'NOMPRES': 0.0, 'INFLPRES': 0.0,
+MFEVAL_DEFAULTS: Dict[str, float] = {
+    **dict.fromkeys(SCALING, 1.0), 'LMUV': 0.0,
+    'PCX1': 1.65, 'PDX1': 1.3, 'PDX2': -0.15, 'PKX1': 20.0, 'RBX1': 20.0, 'RBX2': 15.0,
+    'RCX1': 1.0, 'PCY1': 1.3, 'PDY1': 1.1, 'PDY2': -0.15, 'PKY1': -20.0, 'PKY2': 1.0,
+    'PKY4': 2.0, 'PKY6': -1.0, 'RBY1': 10.0, 'RBY2': 10.0, 'RCY1': 1.0, 'RVY4': 20.0,
+    'RVY5': 2.0, 'RVY6': 10.0, 'QBZ1': 10.0, 'QBZ9': 10.0, 'QCZ1': 1.1, 'QDZ1': 0.12,
+    'QDZ8': -0.05, 'QSY1': 0.01, 'QSY3': 4.0e-4, 'QSY4': 4.0e-5, 'QSY7': 0.85, 'QSY8': -0.4,
+    'FNOMIN': 4000.0, 'UNLOADED_RADIUS': 0.3135, 'LONGVL': 16.7, 'VXLOW': 1.0,
+    'NOMPRES': 220000.0, 'INFLPRES': 220000.0,
+    'LONGITUDINAL_STIFFNESS': 300000.0, 'LATERAL_STIFFNESS': 100000.0,
 }
-"""What a coefficient the file leaves out is (0 for every other): the MF manuals' values."""
+"""MFeval 4.0's readTIR: what a key the file leaves out is (every key of COEFFICIENTS not here:
+0; LMUV, LGAX, LGAY and LGAZ, which MFeval does not read: 0, 1, 1, 1)."""
+NOT_IN_MFEVAL = ('LMUV', 'LGAX', 'LGAY', 'LGAZ')
+"""Keys MFeval's reader does not read (their defaults leave the formula as without them)."""
+DEFAULTS: Dict[str, float] = {
+    **MFEVAL_DEFAULTS, 'LONGITUDINAL_STIFFNESS': 0.0, 'LATERAL_STIFFNESS': 0.0}
+"""What a coefficient the file leaves out is here: MFeval's, but no carcass stiffness."""
+NOT_IN_52 = ('PKY4', 'PKY6', 'QSY7', 'QSY8', 'NOMPRES', 'INFLPRES')
+"""Keys with a default that MF 5.2's equations do not use (its 2 in place of PKY4)."""
+SHAPING = tuple(key for key in COEFFICIENTS if DEFAULTS.get(key, 0.0) != (
+    1.0 if key in SCALING and key != 'LMUV' else 0.0)
+    and key not in ('INFLPRES', 'LONGVL', 'VXLOW'))
+"""The keys whose default gives a curve a shape or a size the file may not mean: a warning
+names each one missing (INFLPRES follows NOMPRES; LONGVL and VXLOW only scale speed terms;
+RVY4-6 shape a kappa-induced Fy only where RVY1-3 give it a size)."""
+
+
+class TirWarning(UserWarning):
+    """A tyre file read with a default where the file's author may have meant something else."""
 
 
 class TirError(ValueError):
@@ -113,6 +143,8 @@ class TyreFile:
     values: Dict[str, float]           # every key of COEFFICIENTS, and any other number read
     strings: Dict[str, str] = field(default_factory=dict)   # quoted values (TYRESIDE, ...)
     sections: Dict[str, str] = field(default_factory=dict)  # each key's section
+    origins: Dict[str, str] = field(default_factory=dict)   # 'file', 'file, in ...', 'default'
+    warnings: List[str] = field(default_factory=list)       # what TirWarning said
 
     def __getitem__(self, key: str) -> float:
         """Return a coefficient by its name (any case)."""
@@ -230,7 +262,8 @@ def read_tir(path: str) -> TyreFile:
         raise TirError(f'cannot read tyre file {path}: {failure.strerror}') from None
     entries, units = _parse(path, text)
     factors = _units(path, units)
-    values, strings, sections = {}, {}, {}
+    units_named = {name: raw.strip(' \'"') for name, (_, raw) in units.items()}
+    values, strings, sections, converted = {}, {}, {}, {}
     for key, (section, raw) in entries.items():
         value = _value(path, key, section, raw)
         sections[key] = section
@@ -238,21 +271,40 @@ def read_tir(path: str) -> TyreFile:
             strings[key] = value
             continue
         for unit, power in DIMENSIONED.get(key, {}).items():
+            if factors[unit] != 1.0:
+                converted[key] = f'file, in {units_named[unit]}'
             value *= factors[unit] ** power
         values[key] = value
     version = _version(path, values, strings, sections)
-    missing = [f'[{section}] {key}' for key, section in REQUIRED.items() if key not in values]
-    if missing:
-        raise TirError(f"{path}: {', '.join(missing)} missing: a Magic Formula needs "
-                       f"{'it' if len(missing) == 1 else 'them'}")
     for key in POSITIVE:
         if key in values and not values[key] > 0.0:
             raise TirError(f'{path}: [{sections[key]}] {key} = {values[key]:g}: must be '
                            'positive')
-    for key in COEFFICIENTS:
-        values.setdefault(key, DEFAULTS.get(key, 0.0))
+    origins = {key: 'file' for key in values}
+    origins.update(converted)
+    defaulted = [key for key in COEFFICIENTS if key not in values]
+    for key in defaulted:
+        values[key], origins[key] = DEFAULTS.get(key, 0.0), 'default'
+    if 'INFLPRES' in defaulted:
+        values['INFLPRES'], origins['INFLPRES'] = values['NOMPRES'], 'NOMPRES'
     if values['NOMPRES'] <= 0.0:         # MF 5.2 has no pressure: 6.x terms then vanish
         values['NOMPRES'] = values['INFLPRES'] if values['INFLPRES'] > 0.0 else 1.0
     if values['INFLPRES'] <= 0.0:
         values['INFLPRES'] = values['NOMPRES']
-    return TyreFile(path, version, values, strings, sections)
+    said = _defaults_said(path, version, defaulted, values)
+    if said:
+        warnings.warn(said, TirWarning, stacklevel=2)
+    return TyreFile(path, version, values, strings, sections, origins, [said] if said else [])
+
+
+def _defaults_said(path: str, version: str, defaulted: List[str], values) -> str:
+    """Return the warning naming the SHAPING keys a file left out, with their values ('': none)."""
+    no_svyk = not any(values[key] for key in ('RVY1', 'RVY2', 'RVY3'))
+    shaping = [key for key in defaulted if key in SHAPING
+               and not (version == '5.2' and key in NOT_IN_52)
+               and not (no_svyk and key in ('RVY4', 'RVY5', 'RVY6'))]
+    if not shaping:
+        return ''
+    return (f"{path}: {', '.join(f'{key} = {values[key]:g}' for key in shaping)}: not in the "
+            "file, so MFeval's default, which shapes the curves; write the key (0 if meant) "
+            'to say otherwise')

@@ -71,3 +71,31 @@ def test_a_vehicle_on_tir_tyres_gives_each_axles_tyre_at_its_load_and_camber(tmp
     assert "vehicle 'volvo_v40' has document 002's tyres" in capsys.readouterr().err
     assert main(['nosuch']) == 2
     assert "'nosuch' is not a tyre file, a shipped tyre" in capsys.readouterr().err
+
+
+def test_keys_prints_each_coefficient_and_where_it_came_from(tmp_path, capsys):
+    text = open(MF52, encoding='utf-8').read().replace(
+        "FORCE                    = 'newton'", "FORCE = 'kN'").replace(
+        'FNOMIN                   = 4000', 'FNOMIN = 4.0')
+    lines = [line for line in text.splitlines() if not line.startswith('PKY2')]
+    (tmp_path / 'mine.tir').write_text('\n'.join(lines) + '\n', encoding='utf-8')
+    assert main([str(tmp_path / 'mine.tir'), '--keys']) == 0
+    printed = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in printed.splitlines() if line[:1].isupper()}
+    assert rows['FNOMIN'].split()[1] == '4000' and rows['FNOMIN'].endswith('file, in kN')
+    assert rows['PCY1'].endswith('  file')
+    assert rows['PKY2'].split()[1] == '1' and rows['PKY2'].endswith("default (MFeval's readTIR)")
+    assert 'warning: ' in printed and 'PKY2 = 1: not in the file' in printed
+    assert len([k for k in rows if k in read_tir(MF52).values]) >= 150
+
+
+def test_the_defaults_listed_in_the_docs_are_the_codes(capsys):
+    assert main(['--defaults']) == 0
+    table = capsys.readouterr().out.strip()
+    docs = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..', 'docs',
+                        'physics.md')
+    text = open(docs, encoding='utf-8').read()
+    listed = text.split('<!-- tyre-defaults: ./rally tyre --defaults -->\n')[1].split(
+        '\n<!-- /tyre-defaults -->')[0]
+    assert listed == table, 'docs/physics.md: paste ./rally tyre --defaults'
+    assert '| PKY2 | 1 |' in table and '| RBX1 | 20 |' in table
