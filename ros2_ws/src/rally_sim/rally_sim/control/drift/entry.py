@@ -56,6 +56,8 @@ REFINED = 2
 """The families whose best starts cost least that Levenberg-Marquardt refines (plan_entry)."""
 ITERATIONS = 12
 """Levenberg-Marquardt's iterations from a start at most."""
+LONGER_WINDOW = 2.0
+"""Where no family enters: the closest planned again over a window this many times as long."""
 HOLD_SHARE = 0.6
 """Grip driving before the entry at this share of sqrt(mu g R) (GripHold)."""
 GRIP_SHARE = 0.95
@@ -554,7 +556,10 @@ def plan_entry(law: DriftLqr, design_keys: Dict, families: Sequence[str] = None,
 
     Every family's starting bumps are run; Levenberg-Marquardt refines the
     best start of the `refined` families whose starts cost least (the
-    others too if none of those enters). log: a callable given a line per
+    others too if none of those enters). Where none enters, the `refined`
+    families that came closest are planned again over a window LONGER_WINDOW
+    times as long (a slower technique: a car whose drift lies far from its
+    grip driving needs more time to cross). log: a callable given a line per
     family (progress).
     """
     designs = [EntryDesign(law, family) for family in families or families_of(law)]
@@ -571,20 +576,36 @@ def plan_entry(law: DriftLqr, design_keys: Dict, families: Sequence[str] = None,
             if log:
                 log(f'{design.family}: start cost {start_cost:.2f}, not refined')
             continue
-        p, cost = design.descend(start, ITERATIONS, 1e-3)
-        entry = design.entry(p)
-        entry.measured = dict(measure(design, entry), cost=cost, runs=design.evaluations)
-        results[design.family] = {'start_cost': round(start_cost, 3), 'refined': True,
-                                  'cost': round(cost, 3), 'entered': entry.measured['entered']}
-        if log:
-            log(f'{design.family}: cost {start_cost:.2f} -> {cost:.2f}, '
-                + ('enters' if entry.measured['entered'] else 'does not enter')
-                + f' ({design.evaluations} runs)')
-        ranking = (not entry.measured['entered'], cost)
-        if best is None or ranking < best[0]:
-            best = (ranking, entry)
+        best = _refined(design, start, start_cost, results, best, log)
+    if best[0][0]:                      # none entered: the closest again, more slowly
+        closest = sorted((r['cost'], family) for family, r in results.items() if r['refined'])
+        for _, family in closest[:refined]:
+            window = LONGER_WINDOW * EntryDesign(law, family).rollout.window_s
+            longer = EntryDesign(law, family, window_s=window)
+            designs.append(longer)
+            start = longer.starts()[0]
+            f, _, _ = longer.evaluate(start)
+            best = _refined(longer, start, float(f @ f) if f is not None else math.inf,
+                            results, best, log, f'{family}_over_{window:.1f}_s')
     entry = best[1]
     entry.design = dict(design_keys)
     entry.measured['families'] = results
     entry.measured['runs'] = sum(d.evaluations for d in designs)
     return entry
+
+
+def _refined(design: EntryDesign, start: np.ndarray, start_cost: float, results: Dict,
+             best, log, name: str = '') -> tuple:
+    """Refine one family's start; record its result under `name` (its family); return the best."""
+    name = name or design.family
+    p, cost = design.descend(start, ITERATIONS, 1e-3)
+    entry = design.entry(p)
+    entry.measured = dict(measure(design, entry), cost=cost, runs=design.evaluations)
+    results[name] = {'start_cost': round(start_cost, 3), 'refined': True,
+                     'cost': round(cost, 3), 'entered': entry.measured['entered']}
+    if log:
+        log(f'{name}: cost {start_cost:.2f} -> {cost:.2f}, '
+            + ('enters' if entry.measured['entered'] else 'does not enter')
+            + f' ({design.evaluations} runs)')
+    ranking = (not entry.measured['entered'], cost)
+    return (ranking, entry) if best is None or ranking < best[0] else best

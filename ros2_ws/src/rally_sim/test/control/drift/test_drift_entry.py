@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from rally_sim.bench.drift_entry import check_car
+from rally_sim.bench.drift_entry import bench_car, check_car, circle_of, designed
 from rally_sim.campaign.inprocess import run_scenario
 from rally_sim.control.drift import entry as entries
 from rally_sim.control.drift import planned
-from rally_sim.control.drift.entry import (core_command, EnteringDrift, Entry, EntryRollout,
-                                           load_entry, needs_plan, plan_entry)
+from rally_sim.control.drift.entry import (core_command, EnteringDrift, Entry, EntryDesign,
+                                           EntryRollout, load_entry, needs_plan, plan_entry)
 from rally_sim.control.drift.lqr import DriftDesign, DriftLqr
 from rally_sim.control.drift.transition import design_keys
 from rally_sim.physics import Surface, Vehicle
@@ -164,6 +164,26 @@ def test_random_cars_enter_and_hold_a_drift_at_1_3_times_their_tightest_circle(s
     assert sum(r['passed'] for r in results) >= len(results) - 1, results
     for r in results:
         assert r['passed'] or r['reason']
+
+
+def test_where_no_family_enters_the_closest_is_planned_again_over_a_longer_window():
+    # Random car 80 (driver mode, locked differential): its drift lies 17 deg from its grip
+    # driving; its handbrake entry ends 3.5 deg short over the first window, and enters
+    # over twice that. (Its other families were as far; the bench plans them all.)
+    tree, mode = bench_car(80)
+    radius, _ = circle_of(tree, mode, -20.0)
+    law = designed(from_mapping(tree), mode, radius, -20.0)
+    said = []
+    entry = plan_entry(law, design_keys(tree['name'], law), families=['handbrake'],
+                       refined=1, log=said.append)
+    results = entry.measured['families']
+    assert results['handbrake']['entered'] is False
+    (longer,) = [name for name in results if name.startswith('handbrake_over_')]
+    assert results[longer]['entered'] and entry.measured['entered']
+    assert entry.family == 'handbrake'
+    assert entry.window_s == pytest.approx(entries.LONGER_WINDOW * EntryDesign(
+        law, 'handbrake').rollout.window_s)
+    assert any(line.startswith(longer) for line in said)
 
 
 def test_the_users_car_passes_drift_skid_pad_at_r12_with_only_car_stage_and_radius_changed(
