@@ -118,7 +118,9 @@ def law_of(seed: int, sideslip_deg: float, entry: str = 'auto',
     radius, _ = circle_of(tree, mode, sideslip_deg)
     law = designed(from_mapping(tree), mode, radius, sideslip_deg)
     if entry == 'planned' or (entry == 'auto' and needs_plan(law)):
+        start = time.monotonic()
         entry = plan_entry(law, design_keys(tree['name'], law))
+        entry.measured['plan_s'] = round(time.monotonic() - start, 1)
         if not entry.measured['entered']:
             raise EquilibriumError('no planned entry enters: ' + ', '.join(
                 f'{name} {r}' for name, r in entry.measured['families'].items()))
@@ -173,6 +175,7 @@ def check_car(seed: int, sideslip_deg: float = -20.0, entry: str = 'auto',
                   gap=law.entry_note.split(':')[0] if law.entry_note else '',
                   sideslip_rms_deg=round(sideslip, 4), radius_rms_share=round(outside, 5),
                   passed=passed, seconds=round(time.monotonic() - start, 1),
+                  plan_s=law.entry.measured['plan_s'] if planned else 0.0,
                   scale=round(scale_s(law.law if planned else law), 3))
     if not passed:
         result['reason'] = (f'the drift is not held: sideslip RMS {sideslip:.2f} deg, radius '
@@ -204,6 +207,10 @@ def main(argv=None) -> int:
             entries[r['entry']] = entries.get(r['entry'], 0) + 1
     print(f'{passed} of {len(results)} cars entered and held a {args.sideslip_deg:g} deg drift; '
           f'entries: {entries}')
+    plans = sorted(r['plan_s'] for r in results if r.get('plan_s'))
+    if plans:
+        print(f'plans: {len(plans)}, median {plans[len(plans) // 2]:.1f} s, longest '
+              f'{plans[-1]:.1f} s')
     for r in results:
         if not r['passed']:
             print(f"  seed {r['seed']}: {r['reason']}")

@@ -280,7 +280,7 @@ def read_tir(path: str) -> TyreFile:
         if key in values and not values[key] > 0.0:
             raise TirError(f'{path}: [{sections[key]}] {key} = {values[key]:g}: must be '
                            'positive')
-    origins = {key: 'file' for key in values}
+    origins = dict.fromkeys(values, 'file')
     origins.update(converted)
     defaulted = [key for key in COEFFICIENTS if key not in values]
     for key in defaulted:
