@@ -1,6 +1,7 @@
 """`./rally tyre`: a tyre file's curves, table and plot, and its refusals."""
 
 import csv
+import math
 import os
 
 import numpy as np
@@ -67,8 +68,6 @@ def test_a_vehicle_on_tir_tyres_gives_each_axles_tyre_at_its_load_and_camber(tmp
                          encoding='utf-8').read(), encoding='utf-8')
     assert main([str(mine)]) == 0
     assert capsys.readouterr().out.count('     2790 ') == printed.count('     2790 ')
-    assert main(['volvo_v40']) == 2
-    assert "vehicle 'volvo_v40' has document 002's tyres" in capsys.readouterr().err
     assert main(['nosuch']) == 2
     assert "'nosuch' is not a tyre file, a shipped tyre" in capsys.readouterr().err
 
@@ -99,3 +98,28 @@ def test_the_defaults_listed_in_the_docs_are_the_codes(capsys):
         '\n<!-- /tyre-defaults -->')[0]
     assert listed == table, 'docs/physics.md: paste ./rally tyre --defaults'
     assert '| PKY2 | 1 |' in table and '| RBX1 | 20 |' in table
+
+
+def test_a_vehicle_on_document_tyres_is_drawn_and_compared_with_a_tir_tyre(tmp_path, capsys):
+    # Issue 61: the document's one-curve tyre is what a drift researcher compares first.
+    table, picture = tmp_path / 'v40.csv', tmp_path / 'v40.png'
+    assert main(['volvo_v40', '--compare', 'pacejka_2006_205_60r15', '--csv', str(table),
+                 '--plot', str(picture)]) == 0
+    printed = capsys.readouterr().out
+    assert "volvo_v40: document 002's tyre, mu 1.1, B 10, C 1.3, D 1" in printed
+    assert 'pacejka_2006_205_60r15.tir: Magic Formula 6.1' in printed
+    with open(table, encoding='utf-8') as stream:
+        rows = list(csv.DictReader(stream))
+    assert {r['tyre'] for r in rows} == {'volvo_v40', 'pacejka_2006_205_60r15.tir'}
+    document = [r for r in rows if r['tyre'] == 'volvo_v40' and r['curve'] == 'side_slip']
+    for r in document[::20]:        # mu Fz D sin(C atan(B tan alpha)), against the slip angle
+        load, alpha = float(r['load_n']), float(r['slip_angle_rad'])
+        expected = -1.1 * load * math.sin(1.3 * math.atan(10.0 * math.tan(alpha)))
+        assert float(r['fy_n']) == pytest.approx(expected, rel=1e-12, abs=1e-9)
+        assert float(r['mz_n_m']) == 0.0
+    loads = sorted({float(r['load_n']) for r in document})
+    assert len(loads) == 3 and loads[1] == pytest.approx(1600 * 9.81 * 1.497 / 2.647 / 2, rel=0.01)
+    assert picture.stat().st_size > 20_000
+    assert main(['rwd_gravel_mf', '--compare', 'rwd_gravel']) == 0   # each axle against it
+    printed = capsys.readouterr().out
+    assert printed.count("document 002's tyre") == 2 and printed.count('Magic Formula') == 2
