@@ -114,6 +114,10 @@ def expand(tree: Any, path: str) -> Campaign:
         base = load_scenario(tree['scenario'])
     except ScenarioError as error:
         raise CampaignError(f"{path}: key 'scenario': {error}") from None
+    if base['runs']:
+        raise CampaignError(f"{path}: key 'scenario': {tree['scenario']} is a technique's "
+                            'scenario (runs compared, metrics: technique): run it with '
+                            './rally scenario; a campaign sweeps scenarios of one run')
     seed = tree.get('seed', 0)
     points = [{}]
     if 'matrix' in tree:

@@ -136,6 +136,9 @@ def test_a_scenario_that_does_not_exist_and_a_campaign_that_does_not_are_named(t
         load_campaign(campaign_file(tmp_path, scenario='nosuch', matrix={'seed': [1]}))
     with pytest.raises(CampaignError, match="no campaign 'nosuch'.*friction_sweep"):
         load_campaign('nosuch')
+    with pytest.raises(CampaignError, match="handbrake_hairpin is a technique's scenario"):
+        load_campaign(campaign_file(tmp_path, scenario='handbrake_hairpin',
+                                    matrix={'seed': [1]}))
 
 
 def test_the_shipped_campaigns_expand():
