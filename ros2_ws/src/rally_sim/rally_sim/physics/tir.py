@@ -27,6 +27,9 @@ sections are read in any case. What the reader takes:
   and TyreFile.warnings): the file's author may have meant 0. Each value's
   origin is kept (TyreFile.origins: the file, the file in other units, or
   the default; `./rally tyre FILE --keys` prints them).
+- MF 5.2's camber scalings LGAX, LGAY and LGAZ are read and not applied,
+  as MFeval does not apply them; a file that sets one to other than 1 is
+  told so in a warning.
 
 Errors (TirError) name the file, the section, the key, the value and why.
 """
@@ -113,6 +116,8 @@ MFEVAL_DEFAULTS: Dict[str, float] = {
 0; LMUV, LGAX, LGAY and LGAZ, which MFeval does not read: 0, 1, 1, 1)."""
 NOT_IN_MFEVAL = ('LMUV', 'LGAX', 'LGAY', 'LGAZ')
 """Keys MFeval's reader does not read (their defaults leave the formula as without them)."""
+UNUSED = ('LGAX', 'LGAY', 'LGAZ')
+"""MF 5.2's camber scaling factors: read, not applied (as MFeval); a file's other value warns."""
 DEFAULTS: Dict[str, float] = {
     **MFEVAL_DEFAULTS, 'LONGITUDINAL_STIFFNESS': 0.0, 'LATERAL_STIFFNESS': 0.0}
 """What a coefficient the file leaves out is here: MFeval's, but no carcass stiffness."""
@@ -291,10 +296,21 @@ def read_tir(path: str) -> TyreFile:
         values['NOMPRES'] = values['INFLPRES'] if values['INFLPRES'] > 0.0 else 1.0
     if values['INFLPRES'] <= 0.0:
         values['INFLPRES'] = values['NOMPRES']
-    said = _defaults_said(path, version, defaulted, values)
-    if said:
-        warnings.warn(said, TirWarning, stacklevel=2)
-    return TyreFile(path, version, values, strings, sections, origins, [said] if said else [])
+    said = [line for line in (_defaults_said(path, version, defaulted, values),
+                              _unused_said(path, values, defaulted)) if line]
+    for line in said:
+        warnings.warn(line, TirWarning, stacklevel=2)
+    return TyreFile(path, version, values, strings, sections, origins, said)
+
+
+def _unused_said(path: str, values, defaulted: List[str]) -> str:
+    """Return the warning naming MF 5.2's camber scalings a file sets to other than 1 ('')."""
+    set_ = [f'{key} = {values[key]:g}' for key in UNUSED
+            if key not in defaulted and values[key] != 1.0]
+    if not set_:
+        return ''
+    return (f"{path}: {', '.join(set_)}: read and not applied (MFeval does not apply them "
+            "either): scale the camber terms' own coefficients instead")
 
 
 def _defaults_said(path: str, version: str, defaulted: List[str], values) -> str:

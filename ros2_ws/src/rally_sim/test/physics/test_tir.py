@@ -45,10 +45,10 @@ def test_what_a_file_leaves_out_takes_mfevals_value_and_says_where_each_came_fro
     assert len(tyre.coefficients()) == len(COEFFICIENTS)
 
 
-def mf_out(tyre, fz=4000.0, kappa=0.0, alpha=0.0) -> np.ndarray:
-    """Return the Magic Formula's outputs of a read tyre at one state (no camber, 20 m/s)."""
+def mf_out(tyre, fz=4000.0, kappa=0.0, alpha=0.0, gamma=0.0) -> np.ndarray:
+    """Return the Magic Formula's outputs of a read tyre at one state (20 m/s)."""
     out = np.zeros(len(mf.OUTPUTS))
-    mf.forces(mf.coefficients(tyre), tyre.version == '5.2', fz, kappa, alpha, 0.0, 20.0,
+    mf.forces(mf.coefficients(tyre), tyre.version == '5.2', fz, kappa, alpha, gamma, 20.0,
               tyre['INFLPRES'], out)
     return out
 
@@ -191,3 +191,16 @@ def test_a_bad_file_is_refused_naming_the_file_section_key_value_and_why(
 def test_a_missing_file_is_refused_naming_it(tmp_path):
     with pytest.raises(TirError, match=r'cannot read tyre file .*none\.tir: No such file'):
         read_tir(str(tmp_path / 'none.tir'))
+
+
+def test_mf52s_camber_scalings_are_read_not_applied_and_a_file_that_sets_them_is_told(tmp_path):
+    # Issue 61: LGAX, LGAY and LGAZ had no effect, silently; MFeval does not apply them either.
+    text = open(MF52, encoding='utf-8').read().replace(
+        '[SCALING_COEFFICIENTS]', '[SCALING_COEFFICIENTS]\nLGAY = 0.8\nLGAZ = 1.0')
+    (tmp_path / 'scaled.tir').write_text(text, encoding='utf-8')
+    with pytest.warns(TirWarning, match=r'LGAY = 0.8: read and not applied') as said:
+        tyre = read_tir(str(tmp_path / 'scaled.tir'))
+    assert 'LGAZ' not in str(said[0].message)                  # 1: nothing to tell
+    plain = read_tir(MF52)
+    assert (mf_out(tyre, alpha=0.1, gamma=0.05).tolist()
+            == mf_out(plain, alpha=0.1, gamma=0.05).tolist())
