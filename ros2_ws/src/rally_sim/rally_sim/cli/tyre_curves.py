@@ -119,12 +119,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                                      epilog='Axes: ISO-W, as the file is fitted.')
     parser.add_argument('tir', metavar='FILE.tir|TYRE|VEHICLE', nargs='?',
                         help='tyre property file, a shipped tyre (' + ', '.join(
-                            shipped('tyres', '.tir')) + '), or a vehicle file or preset on '
-                        '.tir tyres')
+                            shipped('tyres', '.tir')) + '), or a vehicle file or preset (on '
+                        ".tir tyres or document 002's)")
     parser.add_argument('--compare', metavar='OTHER',
                         help='a second tyre (file, shipped tyre or vehicle) drawn over the first')
     parser.add_argument('--load', type=float, nargs='+', metavar='N',
-                        help='wheel loads [N] (default 0.5, 1 and 1.5 FNOMIN)')
+                        help='wheel loads [N] (default 0.5, 1 and 1.5 FNOMIN, or a vehicle '
+                        "axle's static wheel load)")
     parser.add_argument('--camber', type=float, default=None, metavar='RAD',
                         help="inclination angle [rad]; default 0 (a vehicle's: its axle's)")
     parser.add_argument('--speed', type=float, default=None, metavar='V',
